@@ -1,0 +1,187 @@
+"""The command line: parse, call one library function, render, exit. Nothing else lives here.
+
+Exit codes: 0 no leakage at a gated level, 1 leakage found, 2 usage or input error,
+3 clean but rows were skipped (``--on-error skip`` without ``--allow-partial``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from . import __version__
+from .config import (
+    ContainedConfig,
+    Fields,
+    NearConfig,
+    Policy,
+    ScanConfig,
+    load_pyproject,
+    parse_levels,
+)
+from .errors import LeakcheckError, UsageError
+
+EXIT_ERROR = 2
+
+
+def _fail(msg: str) -> None:
+    click.echo(f"leakcheck: error: {msg}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+class _Group(click.Group):
+    """Turns library errors into one line and exit 2; never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except LeakcheckError as exc:
+            _fail(str(exc))
+        except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            click.echo("leakcheck: interrupted", err=True)
+            sys.exit(130)
+        except MemoryError:
+            _fail("out of memory; scan a smaller eval set or use --levels exact,normalized")
+        except Exception as exc:  # a bug: still one line, with a way to get the traceback
+            if os.environ.get("LEAKCHECK_DEBUG"):
+                raise
+            _fail(f"internal error ({type(exc).__name__}: {exc}); rerun with LEAKCHECK_DEBUG=1 and report it")
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="leakcheck")
+def main() -> None:
+    """Find train/eval leakage in LLM fine-tuning and RL datasets, field by field."""
+
+
+def _pick(cli_value: Any, conf: dict[str, Any], key: str, default: Any) -> Any:
+    if cli_value is not None:
+        return cli_value
+    return conf.get(key, default)
+
+
+def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
+    """Merge CLI options over ``[tool.leakcheck]`` over defaults into a :class:`ScanConfig`."""
+    known = {
+        "levels", "fail_on", "prompt_field", "target_field", "id_field", "group_field", "on_error",
+        "allow_partial", "short_target_chars", "max_target_hits", "near_threshold", "shingle",
+        "num_perm", "ngram", "contained_threshold", "train_prompt_field", "train_target_field",
+        "eval_prompt_field", "eval_target_field",
+    }
+    unknown = sorted(set(conf) - known)
+    if unknown:
+        raise UsageError(f"pyproject.toml [tool.leakcheck]: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
+    levels = _pick(opts.get("levels"), conf, "levels", "all")
+    levels_t = parse_levels(levels if isinstance(levels, str) else ",".join(levels))
+    fail_on = _pick(opts.get("fail_on"), conf, "fail_on", None)
+    policy = Policy.parse(fail_on) if fail_on is not None else Policy()
+
+    def side(name: str) -> Fields:
+        return Fields(
+            prompt=_pick(opts.get(f"{name}_prompt_field"), conf, f"{name}_prompt_field", None)
+            or _pick(opts.get("prompt_field"), conf, "prompt_field", None),
+            target=_pick(opts.get(f"{name}_target_field"), conf, f"{name}_target_field", None)
+            or _pick(opts.get("target_field"), conf, "target_field", None),
+            id=_pick(opts.get("id_field"), conf, "id_field", None),
+            group=_pick(opts.get("group_field"), conf, "group_field", None),
+        )
+
+    d = ScanConfig()
+    return ScanConfig(
+        levels=levels_t,
+        policy=policy,
+        train_fields=side("train"),
+        eval_fields=side("eval"),
+        short_target_chars=int(_pick(opts.get("short_target_chars"), conf, "short_target_chars", d.short_target_chars)),
+        max_target_hits=int(_pick(opts.get("max_target_hits"), conf, "max_target_hits", d.max_target_hits)),
+        on_error=_pick(opts.get("on_error"), conf, "on_error", d.on_error),
+        allow_partial=bool(_pick(opts.get("allow_partial") or None, conf, "allow_partial", False)),
+        near=NearConfig(
+            threshold=float(_pick(opts.get("near_threshold"), conf, "near_threshold", d.near.threshold)),
+            shingle=int(_pick(opts.get("shingle"), conf, "shingle", d.near.shingle)),
+            num_perm=int(_pick(opts.get("num_perm"), conf, "num_perm", d.near.num_perm)),
+        ),
+        contained=ContainedConfig(
+            ngram=int(_pick(opts.get("ngram"), conf, "ngram", d.contained.ngram)),
+            threshold=float(_pick(opts.get("contained_threshold"), conf, "contained_threshold", d.contained.threshold)),
+        ),
+    )
+
+
+@main.command()
+@click.argument("train", type=click.Path())
+@click.argument("eval", type=click.Path())
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the JSON report here.")
+@click.option("--markdown", "md_path", type=click.Path(dir_okay=False), help="Write the Markdown report here.")
+@click.option("--levels", help="Levels to run, comma-separated: exact,normalized,near,contained (default: all).")
+@click.option("--fail-on", help="What fails the gate: levels, kinds, kind:level, chance, any, none. Default: exact,normalized.")
+@click.option("--prompt-field", help="Dotted path of the prompt on both sides, e.g. messages[0].content.")
+@click.option("--target-field", help="Dotted path of the reward target, e.g. reward_model.ground_truth ('none': no target).")
+@click.option("--train-prompt-field", help="Prompt path for the train side only.")
+@click.option("--train-target-field", help="Target path for the train side only.")
+@click.option("--eval-prompt-field", help="Prompt path for the eval side only.")
+@click.option("--eval-target-field", help="Target path for the eval side only.")
+@click.option("--id-field", help="Dotted path of the record id (default: id, prompt_id, task_id, extra_info.index, ... else row number).")
+@click.option("--group-field", help="Dotted path of a group key such as a conversation id (default: conv_id if present).")
+@click.option("--on-error", type=click.Choice(["fail", "skip"]), help="Bad rows: fail (default) or skip and count them.")
+@click.option("--allow-partial", is_flag=True, default=None, help="With --on-error skip: exit 0 instead of 3 when rows were skipped and nothing leaked.")
+@click.option("--short-target-chars", type=int, help="Target matches shorter than this are chance matches (default 20).")
+@click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
+@click.option("--near-threshold", type=float, help="Jaccard threshold of the near level.")
+@click.option("--shingle", type=int, help="Word shingle size of the near level.")
+@click.option("--num-perm", type=int, help="MinHash permutations of the near level.")
+@click.option("--ngram", type=int, help="n of the contained level's word n-grams.")
+@click.option("--contained-threshold", type=float, help="Share of an eval item's n-grams that must occur in one train record.")
+@click.option("--examples", type=int, default=5, show_default=True, help="Worst leaks to print.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
+def scan(train: str, eval: str, json_path: str | None, md_path: str | None, examples: int, quiet: bool, **opts: Any) -> None:
+    """Scan TRAIN for records of EVAL, field by field; exit 1 when leakage is found.
+
+    TRAIN and EVAL are JSONL (.gz), JSON, Parquet or CSV files, folders or globs of shards,
+    or Hugging Face datasets saved with save_to_disk.
+
+    \b
+    Example:
+        leakcheck scan train.parquet test.parquet --json leaks.json --markdown leaks.md
+    """
+    from .gate import exit_code
+    from .report.json import write_json
+    from .report.markdown import write_markdown
+    from .report.terminal import render
+    from .scan import scan as run_scan
+
+    config = build_config(opts, load_pyproject())
+    result = run_scan(train, eval, config)
+    code = exit_code(result, config.policy, config.allow_partial)
+    if json_path:
+        write_json(result, json_path, config.policy)
+    if md_path:
+        write_markdown(result, md_path, config.policy)
+    if not quiet:
+        click.echo(render(result, code, examples))
+    sys.exit(code)
+
+
+@main.command()
+def examples() -> None:
+    """List the bundled example datasets and a command to scan each."""
+    base = os.path.join(os.path.dirname(__file__), "data")
+    for name in sorted(os.listdir(base)):
+        d = os.path.join(base, name)
+        if not os.path.isdir(d) or name.startswith(("_", ".")):
+            continue
+        files = sorted(f for f in os.listdir(d) if f.endswith((".parquet", ".jsonl")))
+        train = next((f for f in files if f.startswith("train")), None)
+        ev = next((f for f in files if f.startswith("eval")), None)
+        click.echo(f"{name}: {d}")
+        if train and ev:
+            click.echo(f"  leakcheck scan {os.path.join(d, train)} {os.path.join(d, ev)}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

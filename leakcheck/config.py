@@ -1,0 +1,189 @@
+"""Frozen configuration dataclasses for every knob, and ``[tool.leakcheck]`` loading.
+
+>>> cfg = ScanConfig(levels=("exact",))
+>>> cfg.levels
+('exact',)
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from .errors import UsageError
+
+#: Levels in order of strength: an exact match is the strongest evidence.
+LEVELS = ("exact", "normalized", "near", "contained")
+#: Kinds of leak. ``pair``: prompt and target of the same two records both match.
+KINDS = ("pair", "prompt", "target", "target_in_prompt", "prompt_in_target", "group")
+#: What the gate fails on by default.
+DEFAULT_GATED_KINDS = ("pair", "prompt", "target", "target_in_prompt", "prompt_in_target", "group")
+DEFAULT_GATED_LEVELS = ("exact", "normalized")
+
+
+@dataclass(frozen=True)
+class Fields:
+    """Field paths for one side; ``None`` means auto-detect."""
+
+    prompt: str | None = None
+    target: str | None = None
+    id: str | None = None
+    group: str | None = None
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What makes the gate fail: a set of ``(kind, level)`` pairs plus the chance class.
+
+    >>> Policy.parse("exact").gates("pair", "exact"), Policy.parse("exact").gates("pair", "normalized")
+    (True, False)
+    >>> Policy.parse("target:exact,chance").chance
+    True
+    """
+
+    gated: frozenset[tuple[str, str]] = frozenset(
+        (k, lv) for k in DEFAULT_GATED_KINDS for lv in DEFAULT_GATED_LEVELS
+    )
+    chance: bool = False
+
+    def gates(self, kind: str, level: str) -> bool:
+        return (kind, level) in self.gated
+
+    @classmethod
+    def parse(cls, spec: str | list[str] | tuple[str, ...]) -> "Policy":
+        """Parse ``--fail-on``: levels, kinds, ``kind:level``, ``chance``, ``none`` or ``any``.
+
+        Levels alone gate every kind at those levels; kinds alone gate those kinds at every
+        level; both together gate their product. ``chance`` adds short/generic target matches.
+        """
+        tokens = [t.strip() for t in (spec.split(",") if isinstance(spec, str) else spec) if t.strip()]
+        if not tokens:
+            raise UsageError("--fail-on is empty; use e.g. --fail-on exact,normalized or --fail-on none")
+        levels: list[str] = []
+        kinds: list[str] = []
+        pairs: set[tuple[str, str]] = set()
+        chance = False
+        for t in tokens:
+            if t == "none":
+                continue
+            if t == "any":
+                levels += LEVELS
+                chance = True
+            elif t == "chance":
+                chance = True
+            elif t in LEVELS:
+                levels.append(t)
+            elif t in KINDS:
+                kinds.append(t)
+            elif ":" in t and t.split(":", 1)[0] in KINDS and t.split(":", 1)[1] in LEVELS:
+                k, lv = t.split(":", 1)
+                pairs.add((k, lv))
+            else:
+                raise UsageError(
+                    f"--fail-on: unknown item {t!r}; use levels ({', '.join(LEVELS)}), kinds "
+                    f"({', '.join(KINDS)}), kind:level, chance, any or none"
+                )
+        if levels or kinds:
+            for k in kinds or KINDS:
+                for lv in levels or LEVELS:
+                    pairs.add((k, lv))
+        return cls(frozenset(pairs), chance)
+
+    def describe(self) -> str:
+        if not self.gated and not self.chance:
+            return "none"
+        by_level: dict[str, list[str]] = {}
+        for k, lv in sorted(self.gated, key=lambda p: (LEVELS.index(p[1]), KINDS.index(p[0]))):
+            by_level.setdefault(lv, []).append(k)
+        parts = [f"{lv}: {', '.join(ks)}" for lv, ks in by_level.items()]
+        if self.chance:
+            parts.append("chance target matches")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class NearConfig:
+    """MinHash LSH settings (the ``near`` level)."""
+
+    threshold: float = 0.6
+    shingle: int = 5
+    num_perm: int = 128
+    seed: int = 1
+
+
+@dataclass(frozen=True)
+class ContainedConfig:
+    """n-gram containment settings (the ``contained`` level)."""
+
+    ngram: int = 13
+    threshold: float = 0.5
+
+
+@dataclass(frozen=True)
+class ScanConfig:
+    """Everything :func:`leakcheck.scan` needs besides the two inputs.
+
+    ``short_target_chars``: a target match whose normalized eval target is shorter than this
+    is a chance match (GSM8K's "18"). ``max_target_hits``: an eval target matching more
+    distinct train records than this (counted per train group when groups exist) is generic,
+    also a chance match. Chance matches are reported apart and do not gate by default.
+    """
+
+    levels: tuple[str, ...] = LEVELS
+    policy: Policy = field(default_factory=Policy)
+    train_fields: Fields = field(default_factory=Fields)
+    eval_fields: Fields = field(default_factory=Fields)
+    short_target_chars: int = 20
+    max_target_hits: int = 10
+    on_error: str = "fail"
+    allow_partial: bool = False
+    near: NearConfig = field(default_factory=NearConfig)
+    contained: ContainedConfig = field(default_factory=ContainedConfig)
+    batch_size: int = 4096
+    max_examples: int = 3
+
+    def __post_init__(self) -> None:
+        bad = [lv for lv in self.levels if lv not in LEVELS]
+        if bad or not self.levels:
+            raise UsageError(f"--levels: unknown level {', '.join(bad) or '(none)'}; choose from {', '.join(LEVELS)}")
+        if self.on_error not in ("fail", "skip"):
+            raise UsageError(f"--on-error must be fail or skip, not {self.on_error!r}")
+        # Keep the canonical order so reports do not depend on how levels were typed.
+        object.__setattr__(self, "levels", tuple(lv for lv in LEVELS if lv in self.levels))
+
+    def with_(self, **changes: Any) -> "ScanConfig":
+        return replace(self, **changes)
+
+
+def parse_levels(spec: str) -> tuple[str, ...]:
+    """``"exact,normalized"`` -> ``("exact", "normalized")``; ``all`` means every level."""
+    items = [s.strip() for s in spec.split(",") if s.strip()]
+    if items == ["all"]:
+        return LEVELS
+    bad = [s for s in items if s not in LEVELS]
+    if bad or not items:
+        raise UsageError(f"--levels: unknown level {', '.join(bad) or '(none)'}; choose from {', '.join(LEVELS)} or all")
+    return tuple(items)
+
+
+def load_pyproject(start: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Read ``[tool.leakcheck]`` from the nearest ``pyproject.toml`` at or above ``start``."""
+    d = os.path.abspath(start or os.getcwd())
+    while True:
+        p = os.path.join(d, "pyproject.toml")
+        if os.path.isfile(p):
+            try:
+                with open(p, "rb") as fh:
+                    data = tomllib.load(fh)
+            except tomllib.TOMLDecodeError as exc:
+                raise UsageError(f"{p}: invalid TOML ({exc}); fix the file") from None
+            return dict(data.get("tool", {}).get("leakcheck", {}))
+        parent = os.path.dirname(d)
+        if parent == d:
+            return {}
+        d = parent
+
+
+CONFIG_KEYS = {f.name for f in fields(ScanConfig)}

@@ -1,0 +1,280 @@
+"""Stream raw rows from JSONL (+ .gz), JSON arrays, Parquet, CSV and HF datasets on disk.
+
+Each row comes with the file it is in and where (``line 12`` for JSONL, ``row 5``
+otherwise), so every error can name both. A row that cannot be parsed is yielded as a
+:class:`BadRow` instead of raising, so the caller can fail or count it (``--on-error``).
+
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp(); p = os.path.join(d, "a.jsonl")
+>>> _ = open(p, "w").write('{"text": "hi"}\\n\\n{"text": "yo"}\\n')
+>>> [(r.where, r.data) for r in iter_rows(open_source(p))]
+[('line 1', {'text': 'hi'}), ('line 3', {'text': 'yo'})]
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import gzip
+import json
+import os
+import re
+import sys
+import zlib
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import orjson
+
+from ..errors import InputError
+
+DATA_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".json", ".json.gz", ".parquet", ".csv", ".csv.gz", ".tsv")
+_SPLIT_WORD = re.compile(r"(?:^|[-_./])(train|test|validation|valid|dev|eval)(?:[-_./]|$)")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A resolved input: what the user named and the data files (or HF dataset) behind it."""
+
+    path: str
+    files: tuple[str, ...]
+    kind: str  # "files" or "hf"
+
+    @property
+    def display(self) -> str:
+        return self.path
+
+
+@dataclass(frozen=True, slots=True)
+class RawRow:
+    file: str
+    where: str
+    data: Any
+
+
+@dataclass(frozen=True, slots=True)
+class BadRow:
+    """A row that could not be parsed: ``reason`` is a stable key used for counting."""
+
+    file: str
+    where: str
+    reason: str
+    what: str
+    fix: str
+
+    def error(self) -> InputError:
+        return InputError(self.file, self.where, self.what, self.fix)
+
+
+def _is_data_file(name: str) -> bool:
+    return name.lower().endswith(DATA_SUFFIXES)
+
+
+def _is_hf_saved(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, "state.json")) or os.path.isfile(
+        os.path.join(path, "dataset_dict.json")
+    )
+
+
+def open_source(path: str | os.PathLike) -> Source:
+    """Resolve a file, folder, glob or ``save_to_disk`` folder; raise :class:`InputError` if empty."""
+    path = os.fspath(path)
+    if any(c in path for c in "*?[") and not os.path.exists(path):
+        files = sorted(f for f in glob.glob(path, recursive=True) if os.path.isfile(f) and _is_data_file(f))
+        if not files:
+            raise InputError(path, None, "the glob matches no data files", "check the pattern; data files end in " + ", ".join(DATA_SUFFIXES))
+        return Source(path, tuple(files), "files")
+    if not os.path.exists(path):
+        raise InputError(path, None, "no such file or folder", "check the path")
+    if os.path.isdir(path):
+        if _is_hf_saved(path):
+            if os.path.isfile(os.path.join(path, "dataset_dict.json")):
+                splits = sorted(d for d in os.listdir(path) if os.path.isdir(os.path.join(path, d)))
+                raise InputError(
+                    path, None, f"is a DatasetDict with splits {', '.join(splits)}",
+                    f"pass one split's folder, e.g. {os.path.join(path, splits[0] if splits else 'train')}",
+                )
+            return Source(path, (path,), "hf")
+        files = []
+        for root, dirs, names in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            files += [os.path.join(root, n) for n in sorted(names) if _is_data_file(n) and not n.startswith(".")]
+        if not files:
+            raise InputError(path, None, "the folder holds no data files", "data files end in " + ", ".join(DATA_SUFFIXES))
+        splits = {m.group(1) for f in files for m in [_SPLIT_WORD.search(os.path.relpath(f, path).lower())] if m}
+        if len(splits) > 1:
+            raise InputError(
+                path, None, f"the folder mixes several splits ({', '.join(sorted(splits))})",
+                "pass one split's files, e.g. a glob like " + os.path.join(path, "**", f"*{sorted(splits)[-1]}*"),
+            )
+        return Source(path, tuple(files), "files")
+    if not os.access(path, os.R_OK):
+        raise InputError(path, None, "permission denied", "make the file readable (chmod +r) or run as a user who may read it")
+    return Source(path, (path,), "files")
+
+
+def iter_rows(source: Source) -> Iterator[RawRow | BadRow]:
+    """Yield every row of every file of ``source`` in order."""
+    if source.kind == "hf":
+        yield from _iter_hf(source.files[0])
+        return
+    for f in source.files:
+        low = f.lower()
+        if low.endswith((".parquet",)):
+            yield from _iter_parquet(f)
+        elif low.endswith((".csv", ".csv.gz", ".tsv")):
+            yield from _iter_csv(f)
+        else:
+            yield from _iter_json_lines(f)
+
+
+def _open_bytes(path: str):
+    try:
+        if path.lower().endswith(".gz"):
+            return gzip.open(path, "rb")
+        return open(path, "rb")
+    except PermissionError:
+        raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
+    except IsADirectoryError:
+        raise InputError(path, None, "is a folder where a file was expected", "pass the folder itself or a glob") from None
+
+
+def _decode_line(line: bytes) -> Any:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        # orjson rejects lone surrogate escapes ("\ud800") that the stdlib accepts.
+        return json.loads(line.decode("utf-8"))
+
+
+def _json_error(path: str, where: str, line: bytes, exc: Exception) -> BadRow:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return BadRow(path, where, "invalid_utf8", f"invalid UTF-8 byte 0x{line[e.start]:02x} at column {e.start + 1}",
+                      "re-encode the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)")
+    msg = str(exc).split("\n")[0][:120]
+    return BadRow(path, where, "invalid_json", f"invalid JSON ({msg})", "fix or remove the line, or pass --on-error skip")
+
+
+def _iter_json_lines(path: str) -> Iterator[RawRow | BadRow]:
+    fh = _open_bytes(path)
+    lineno = 0
+    try:
+        with fh:
+            head = fh.peek(64)[:64] if hasattr(fh, "peek") else b""
+            if head.startswith(b"\xef\xbb\xbf"):
+                head = head[3:]
+            if head.lstrip()[:1] == b"[" or (path.lower().endswith((".json", ".json.gz")) and head.lstrip()[:1] == b"{"):
+                whole = _try_whole_json(path, fh)
+                if whole is not None:
+                    yield from whole
+                    return
+                fh = _open_bytes(path)
+            for line in fh:
+                lineno += 1
+                if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
+                    line = line[3:]
+                if not line.strip():
+                    continue
+                try:
+                    yield RawRow(path, f"line {lineno}", _decode_line(line))
+                except (ValueError, UnicodeDecodeError) as exc:
+                    bad = _json_error(path, f"line {lineno}", line, exc)
+                    if not line.endswith(b"\n") and bad.reason == "invalid_json":
+                        bad = BadRow(path, f"line {lineno}", "truncated_line", "the last line is cut off (no closing brace/newline)",
+                                     "the file was truncated while writing: regenerate it or delete the last line")
+                    yield bad
+    except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+        if isinstance(exc, PermissionError):
+            raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
+        raise InputError(path, f"after line {lineno}", f"compressed data is truncated or corrupt ({exc})",
+                         "re-download or re-compress the file (gzip -t tests it)") from None
+
+
+def _try_whole_json(path: str, fh) -> Iterator[RawRow | BadRow] | None:
+    """A JSON array (or an object holding one list of records); ``None`` means: read as JSONL."""
+    raw = fh.read()
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise InputError(path, f"byte {e.start}", "invalid UTF-8", "re-encode the file as UTF-8") from None
+        except json.JSONDecodeError as e:
+            if raw.lstrip()[:1] == b"{" and "Extra data" in str(e):
+                return None  # one object per line: JSONL with a .json name
+            raise InputError(path, f"line {e.lineno} column {e.colno}", f"invalid JSON ({e.msg})",
+                             "fix the file (python -m json.tool FILE shows where)") from None
+    if isinstance(obj, dict):
+        lists = [k for k, v in obj.items() if isinstance(v, list) and v and isinstance(v[0], dict)]
+        if len(lists) == 1:
+            obj = obj[lists[0]]
+        else:
+            return iter([RawRow(path, "row 0", obj)])
+    if not isinstance(obj, list):
+        raise InputError(path, None, "holds a single JSON value, not records", "write one JSON object per line (JSONL)")
+    return (RawRow(path, f"row {i}", r) for i, r in enumerate(obj))
+
+
+def _iter_parquet(path: str) -> Iterator[RawRow | BadRow]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+    except PermissionError:
+        raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(path, None, f"not a readable Parquet file ({str(exc)[:100]})", "check the file was fully written") from None
+    row = 0
+    try:
+        for batch in pf.iter_batches(batch_size=2048):
+            for rec in batch.to_pylist():
+                yield RawRow(path, f"row {row}", rec)
+                row += 1
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(path, f"after row {row}", f"corrupt Parquet data ({str(exc)[:100]})", "re-create the file") from None
+
+
+def _iter_csv(path: str) -> Iterator[RawRow | BadRow]:
+    csv.field_size_limit(sys.maxsize)
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    delim = "\t" if path.lower().endswith(".tsv") else ","
+    try:
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
+            reader = csv.DictReader(fh, delimiter=delim)
+            row = 0
+            try:
+                for rec in reader:
+                    if None in rec:
+                        yield BadRow(path, f"row {row} (line {reader.line_num})", "csv_extra_columns",
+                                     "row has more columns than the header", "quote fields that contain the delimiter")
+                    else:
+                        yield RawRow(path, f"row {row} (line {reader.line_num})", rec)
+                    row += 1
+            except UnicodeDecodeError as e:
+                raise InputError(path, f"after row {row}", "invalid UTF-8", "re-encode the file as UTF-8") from None
+            except csv.Error as e:
+                raise InputError(path, f"line {reader.line_num}", f"malformed CSV ({e})", "check quoting") from None
+    except PermissionError:
+        raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
+
+
+def _iter_hf(path: str) -> Iterator[RawRow | BadRow]:
+    try:
+        import datasets
+    except ImportError:  # pragma: no cover - datasets is a core dependency
+        raise InputError(path, None, "is a Hugging Face dataset folder", "pip install datasets") from None
+    try:
+        ds = datasets.load_from_disk(path)
+    except Exception as exc:  # datasets raises many kinds here
+        raise InputError(path, None, f"cannot load the saved dataset ({str(exc)[:100]})", "re-save it with Dataset.save_to_disk") from None
+    row = 0
+    for batch in ds.with_format("arrow").iter(batch_size=2048):
+        for rec in batch.to_pylist():
+            yield RawRow(path, f"row {row}", rec)
+            row += 1

@@ -1,0 +1,171 @@
+"""Plain dataclasses a scan returns; renderers and the gate only read them."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .config import KINDS, LEVELS
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One eval record found in one train record, through one kind of match at one level.
+
+    A ``pair`` finding stands for both prompt and target of the same two records; it is not
+    repeated as separate ``prompt`` and ``target`` findings. ``score`` is 1.0 at the exact
+    and normalized levels, the verified similarity otherwise.
+    """
+
+    eval_id: str
+    train_id: str
+    kind: str
+    level: str
+    score: float
+    eval_row: int
+    train_row: int
+    eval_field: str
+    train_field: str
+    eval_snippet: str
+    train_snippet: str
+    group: str | None = None
+    detail: dict[str, Any] | None = None
+
+    def sort_key(self) -> tuple:
+        return (self.eval_row, KINDS.index(self.kind), LEVELS.index(self.level), self.train_row)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        if d["group"] is None:
+            del d["group"]
+        if d["detail"] is None:
+            del d["detail"]
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceMatch:
+    """Target matches that are likely coincidence: a very short or generic reference answer.
+
+    One object per eval record: how many train records share its target and a few examples.
+    """
+
+    eval_id: str
+    eval_row: int
+    target: str
+    reason: str  # "short" or "generic"
+    level: str
+    train_matches: int
+    examples: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["examples"] = list(self.examples)
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class EvalDuplicate:
+    """A set of eval records that are the same item (they skew eval weighting)."""
+
+    kind: str
+    level: str
+    ids: tuple[str, ...]
+    rows: tuple[int, ...]
+    snippet: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "level": self.level, "ids": list(self.ids), "rows": list(self.rows), "snippet": self.snippet}
+
+
+@dataclass(frozen=True)
+class SkippedRow:
+    file: str
+    where: str
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
+class InputInfo:
+    """One side of the scan as read: where from, which format and fields, how many rows."""
+
+    path: str
+    files: tuple[str, ...]
+    format: str
+    fields: dict[str, str | None]
+    records: int
+    rows: int
+    skipped: dict[str, int] = field(default_factory=dict)
+    skipped_rows: tuple[SkippedRow, ...] = ()
+    no_target: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "files": list(self.files),
+            "format": self.format,
+            "fields": self.fields,
+            "rows": self.rows,
+            "records": self.records,
+            "skipped": dict(sorted(self.skipped.items())),
+            "skipped_rows": [asdict(s) for s in self.skipped_rows],
+        }
+
+
+def _pct(n: int, total: int) -> float:
+    return round(100.0 * n / total, 2) if total else 0.0
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What a scan found. Counts are derived from the findings, never stored twice."""
+
+    train: InputInfo
+    eval: InputInfo
+    levels: tuple[str, ...]
+    parameters: dict[str, Any]
+    findings: tuple[Finding, ...]
+    chance: tuple[ChanceMatch, ...] = ()
+    eval_duplicates: tuple[EvalDuplicate, ...] = ()
+    notes: tuple[str, ...] = ()
+    created_at: str = ""
+
+    @property
+    def contaminated_rows(self) -> frozenset[int]:
+        """Eval rows with at least one (non-chance) finding."""
+        return frozenset(f.eval_row for f in self.findings)
+
+    def summary(self) -> dict[str, Any]:
+        """Counts and percentages of contaminated eval records, by kind and level."""
+        total = self.eval.records
+        by: dict[tuple[str, str], set[int]] = {}
+        for f in self.findings:
+            by.setdefault((f.kind, f.level), set()).add(f.eval_row)
+        by_kind: dict[str, dict[str, Any]] = {}
+        for k in KINDS:
+            rows_k: set[int] = set()
+            levels: dict[str, Any] = {}
+            for lv in self.levels:
+                rows = by.get((k, lv), set())
+                rows_k |= rows
+                if rows:
+                    levels[lv] = {"count": len(rows), "percent": _pct(len(rows), total)}
+            if rows_k:
+                by_kind[k] = {"count": len(rows_k), "percent": _pct(len(rows_k), total), "levels": levels}
+        by_level: dict[str, Any] = {}
+        for lv in self.levels:
+            rows = set().union(*[r for (k, l2), r in by.items() if l2 == lv]) if by else set()
+            by_level[lv] = {"count": len(rows), "percent": _pct(len(rows), total)}
+        cont = self.contaminated_rows
+        dup_rows = {r for d in self.eval_duplicates for r in d.rows}
+        return {
+            "eval_records": total,
+            "train_records": self.train.records,
+            "contaminated": {"count": len(cont), "percent": _pct(len(cont), total)},
+            "by_kind": by_kind,
+            "by_level": by_level,
+            "findings": len(self.findings),
+            "chance_target_matches": {"count": len(self.chance), "percent": _pct(len(self.chance), total)},
+            "eval_duplicates": {"groups": len(self.eval_duplicates), "records": len(dup_rows)},
+        }

@@ -142,6 +142,8 @@ class ScanConfig:
     near: NearConfig = field(default_factory=NearConfig)
     contained: ContainedConfig = field(default_factory=ContainedConfig)
     batch_size: int = 4096
+    #: Train records a template-aware detector sees before matching starts.
+    sample_size: int = 20_000
     max_examples: int = 3
 
     def __post_init__(self) -> None:

@@ -11,6 +11,7 @@ True
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -312,8 +313,19 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
     treader = _Reader(_display(train, "train"), "train", cfg.train_fields, cfg.on_error)
     assert einfo is not None
     collector = _Collector(evals, cfg, _spec_of(einfo), treader)
+    # Detectors that learn from the train side (template statistics) see a sample of the
+    # first records before anything is matched; that sample is then probed like any batch.
+    primers = [d for d in dets if hasattr(d, "prime")]
+    stream = treader.records_of(train)
+    if primers:
+        sample = list(itertools.islice(stream, cfg.sample_size))
+        for d in primers:
+            d.prime(sample)
+        for i in range(0, len(sample), cfg.batch_size):
+            _probe(collector, dets, sample[i : i + cfg.batch_size])
+        del sample
     batch: list[Record] = []
-    for rec in treader.records_of(train):
+    for rec in stream:
         batch.append(rec)
         if len(batch) >= cfg.batch_size:
             _probe(collector, dets, batch)

@@ -36,3 +36,15 @@ class Detector(Protocol):
     def parameters(self) -> dict[str, Any]:
         """User knobs and derived internals, for the report."""
         ...
+
+
+class PrimedDetector(Detector, Protocol):
+    """A detector that learns from a sample of train records before probing (optional)."""
+
+    def prime(self, sample: Sequence[Record]) -> None:
+        """See the first ``ScanConfig.sample_size`` train records; called once, before probe."""
+        ...
+
+    def notes(self) -> list[str]:
+        """Lines for the report (what was suppressed, what was not checked)."""
+        ...

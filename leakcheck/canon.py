@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from typing import Any
@@ -148,6 +149,13 @@ def canonical_text(value: Any, role: str = "prompt") -> str:
     """
     if isinstance(value, str):
         text = value
+        if value[:2] == "[{":  # a chat or rubric bank stored as a JSON string (some uploads do)
+            try:
+                decoded = json.loads(value)
+            except ValueError:
+                decoded = None
+            if is_chat(decoded) or is_rubric(decoded):
+                return canonical_text(decoded, role)
     elif isinstance(value, bool) or value is None:
         raise RecordError(
             "not_text",

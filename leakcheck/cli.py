@@ -117,7 +117,8 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
 @click.argument("train", type=click.Path())
 @click.argument("eval", type=click.Path())
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the JSON report here.")
-@click.option("--markdown", "md_path", type=click.Path(dir_okay=False), help="Write the Markdown report here.")
+@click.option("--markdown", "md_path", type=click.Path(dir_okay=False), help="Write the Markdown report here (charts as PNG files beside it).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Write the self-contained HTML report here.")
 @click.option("--levels", help="Levels to run, comma-separated: exact,normalized,near,contained (default: all).")
 @click.option("--fail-on", help="What fails the gate: levels, kinds, kind:level, chance, any, none. Default: exact,normalized.")
 @click.option("--prompt-field", help="Dotted path of the prompt on both sides, e.g. messages[0].content.")
@@ -139,7 +140,8 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
 @click.option("--contained-threshold", type=float, help="Share of an eval item's n-grams that must occur in one train record.")
 @click.option("--examples", type=int, default=5, show_default=True, help="Worst leaks to print.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
-def scan(train: str, eval: str, json_path: str | None, md_path: str | None, examples: int, quiet: bool, **opts: Any) -> None:
+def scan(train: str, eval: str, json_path: str | None, md_path: str | None, html_path: str | None, examples: int, quiet: bool,
+         **opts: Any) -> None:
     """Scan TRAIN for records of EVAL, field by field; exit 1 when leakage is found.
 
     TRAIN and EVAL are JSONL (.gz), JSON, Parquet or CSV files, folders or globs of shards,
@@ -147,7 +149,7 @@ def scan(train: str, eval: str, json_path: str | None, md_path: str | None, exam
 
     \b
     Example:
-        leakcheck scan train.parquet test.parquet --json leaks.json --markdown leaks.md
+        leakcheck scan train.parquet test.parquet --json leaks.json --markdown leaks.md --html leaks.html
     """
     from .gate import exit_code
     from .report.json import write_json
@@ -162,9 +164,39 @@ def scan(train: str, eval: str, json_path: str | None, md_path: str | None, exam
         write_json(result, json_path, config.policy)
     if md_path:
         write_markdown(result, md_path, config.policy)
+    if html_path:
+        from .report.html import write_html
+
+        write_html(result, html_path, config.policy)
     if not quiet:
         click.echo(render(result, code, examples))
     sys.exit(code)
+
+
+@main.command()
+@click.argument("report_json", metavar="REPORT.json", type=click.Path(dir_okay=False))
+@click.option("--markdown", "md_path", type=click.Path(dir_okay=False), help="Write the Markdown report here (charts as PNG files beside it).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Write the self-contained HTML report here.")
+def report(report_json: str, md_path: str | None, html_path: str | None) -> None:
+    """Render a saved JSON report (from scan --json) as Markdown and/or HTML.
+
+    \b
+    Example:
+        leakcheck report leaks.json --markdown leaks.md --html leaks.html
+    """
+    from .report.load import load_report
+
+    if not md_path and not html_path:
+        raise UsageError("report: nothing to write; pass --markdown FILE and/or --html FILE")
+    result, policy = load_report(report_json)
+    if md_path:
+        from .report.markdown import write_markdown
+
+        write_markdown(result, md_path, policy)
+    if html_path:
+        from .report.html import write_html
+
+        write_html(result, html_path, policy)
 
 
 @main.command()

@@ -105,20 +105,29 @@ class Policy:
 
 @dataclass(frozen=True)
 class NearConfig:
-    """MinHash LSH settings (the ``near`` level)."""
+    """MinHash LSH settings (the ``near`` level).
+
+    ``template_share``: a shingle found in at least this share of the texts of one field of
+    one file (and in at least ``template_min_records`` texts) is a template, suppressed
+    before matching.
+    """
 
     threshold: float = 0.6
     shingle: int = 5
     num_perm: int = 128
     seed: int = 1
+    template_share: float = 0.05
+    template_min_records: int = 20
 
 
 @dataclass(frozen=True)
 class ContainedConfig:
-    """n-gram containment settings (the ``contained`` level)."""
+    """n-gram containment settings (the ``contained`` level); template knobs as in :class:`NearConfig`."""
 
     ngram: int = 13
     threshold: float = 0.5
+    template_share: float = 0.05
+    template_min_records: int = 20
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ class Finding:
     train_snippet: str
     group: str | None = None
     detail: dict[str, Any] | None = None
+    #: The eval record's subset (``data_source``), when the data carries one.
+    subset: str | None = None
 
     def sort_key(self) -> tuple:
         return (self.eval_row, KINDS.index(self.kind), LEVELS.index(self.level), self.train_row)
@@ -40,6 +42,8 @@ class Finding:
             del d["group"]
         if d["detail"] is None:
             del d["detail"]
+        if d["subset"] is None:
+            del d["subset"]
         return d
 
 
@@ -99,9 +103,11 @@ class InputInfo:
     skipped: dict[str, int] = field(default_factory=dict)
     skipped_rows: tuple[SkippedRow, ...] = ()
     no_target: int = 0
+    #: Records per subset (``data_source``); empty when the data carries none.
+    subsets: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d = {
             "path": self.path,
             "files": list(self.files),
             "format": self.format,
@@ -111,6 +117,9 @@ class InputInfo:
             "skipped": dict(sorted(self.skipped.items())),
             "skipped_rows": [asdict(s) for s in self.skipped_rows],
         }
+        if self.subsets:
+            d["subsets"] = dict(sorted(self.subsets.items()))
+        return d
 
 
 def _pct(n: int, total: int) -> float:

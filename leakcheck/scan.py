@@ -56,6 +56,7 @@ class _Reader:
     skipped: dict[str, int] = field(default_factory=dict)
     skipped_rows: list[SkippedRow] = field(default_factory=list)
     first_where: str = ""
+    subsets: dict[str, int] = field(default_factory=dict)
 
     def _raw(self, data: Input) -> Iterator[RawRow | BadRow]:
         if isinstance(data, (str, os.PathLike)):
@@ -68,7 +69,7 @@ class _Reader:
 
     def _skip(self, file: str, where: str, reason: str, message: str, fix: str) -> None:
         if self.on_error == "fail":
-            raise InputError(file, where, message, (fix + "; or pass --on-error skip") if fix else "or pass --on-error skip")
+            raise InputError(file, where, message, (fix + ", or pass --on-error skip") if fix else "or pass --on-error skip")
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
         if len(self.skipped_rows) < _MAX_SKIPPED_LISTED:
             self.skipped_rows.append(SkippedRow(file, where, reason, message))
@@ -93,6 +94,8 @@ class _Reader:
                 self._skip(raw.file, raw.where, exc.reason, what, exc.fix or "")
                 continue
             self.records += 1
+            if rec.subset is not None:
+                self.subsets[rec.subset] = self.subsets.get(rec.subset, 0) + 1
             yield rec
 
     def info(self, display: str) -> InputInfo:
@@ -105,6 +108,7 @@ class _Reader:
             rows=self.rows,
             skipped=dict(self.skipped),
             skipped_rows=tuple(self.skipped_rows),
+            subsets=dict(self.subsets),
         )
 
 
@@ -234,6 +238,7 @@ class _Collector:
             train_snippet=snippet(t.prompt if tf == "prompt" else t.target),
             group=group if group is not None else (e.group if e.group is not None and e.group == t.group else None),
             detail=detail,
+            subset=e.subset,
         )
 
     def _target_only(self, ei: int, e: Record, t: Record, tt: tuple[int, float, str], tspec: FormatSpec | None) -> None:
@@ -302,6 +307,8 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
     batches of ``config.batch_size``; only the eval side is held in memory.
     """
     cfg = config or ScanConfig()
+    if isinstance(train, (str, os.PathLike)):
+        open_source(train)  # fail on a wrong train path before the eval side is indexed
     evals, einfo = load_records(eval, cfg.eval_fields, cfg.on_error, "eval")
     if not evals:
         _no_records(einfo, "eval")

@@ -142,9 +142,12 @@ def _open_bytes(path: str):
 def _decode_line(line: bytes) -> Any:
     try:
         return orjson.loads(line)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as first:
         # orjson rejects lone surrogate escapes ("\ud800") that the stdlib accepts.
-        return json.loads(line.decode("utf-8"))
+        try:
+            return json.loads(line.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            raise first from None
 
 
 def _json_error(path: str, where: str, line: bytes, exc: Exception) -> BadRow:
@@ -153,8 +156,15 @@ def _json_error(path: str, where: str, line: bytes, exc: Exception) -> BadRow:
     except UnicodeDecodeError as e:
         return BadRow(path, where, "invalid_utf8", f"invalid UTF-8 byte 0x{line[e.start]:02x} at column {e.start + 1}",
                       "re-encode the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)")
-    msg = str(exc).split("\n")[0][:120]
-    return BadRow(path, where, "invalid_json", f"invalid JSON ({msg})", "fix or remove the line, or pass --on-error skip")
+    try:  # re-parse without the line break so the column is the one in the line
+        orjson.loads(line.rstrip(b"\r\n"))
+    except orjson.JSONDecodeError as e:
+        exc = e
+    msg = str(exc).split("\n")[0]
+    m = re.match(r"(.*?): line \d+ column (\d+)", msg)
+    if m:
+        msg = f"{m.group(1)} at column {m.group(2)}"
+    return BadRow(path, where, "invalid_json", f"invalid JSON ({msg[:120]})", "fix or remove the line")
 
 
 def _iter_json_lines(path: str) -> Iterator[RawRow | BadRow]:

@@ -1,23 +1,16 @@
-"""The Markdown contamination report a person reads."""
+"""The Markdown contamination report a person reads, with its charts as PNG files beside it."""
 
 from __future__ import annotations
 
 import os
 
 from .. import __version__
-from ..config import KINDS, Policy
-from ..gate import exit_code
+from ..config import Policy
 from ..result import ScanResult
+from . import content
 from ._atomic import write_atomic
+from .content import CHARTS, KIND_TEXT, Table  # noqa: F401  (KIND_TEXT: re-exported for older imports)
 
-KIND_TEXT = {
-    "pair": "prompt **and** reward target of the same train record",
-    "prompt": "prompt only",
-    "target": "reward target only",
-    "target_in_prompt": "eval reward target inside a train prompt",
-    "prompt_in_target": "eval prompt inside a train reward target",
-    "group": "same conversation/group id on both sides",
-}
 MAX_ROWS = 200
 
 
@@ -25,83 +18,90 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _side(info, label: str) -> list[str]:
-    fields = ", ".join(f"{k}=`{v}`" for k, v in info.fields.items() if v)
-    line = f"- **{label}**: `{info.path}` — format `{info.format}` ({fields}); {info.records:,} records"
-    if info.skipped:
-        line += f", {sum(info.skipped.values()):,} rows skipped (" + ", ".join(f"{k}: {v}" for k, v in sorted(info.skipped.items())) + ")"
-    return [line]
+def table(t: Table) -> list[str]:
+    """A Markdown table; data cells are escaped, the others keep their inline markup."""
+    out = ["| " + " | ".join(t.columns) + " |", "|" + "|".join("---:" if i in t.numeric else "---" for i in range(len(t.columns))) + "|"]
+    for row in t.rows:
+        out.append("| " + " | ".join(_cell(c) if i in t.data_cols else str(c) for i, c in enumerate(row)) + " |")
+    return out
 
 
-def to_markdown(result: ScanResult, policy: Policy | None = None, title: str = "Train/eval contamination report") -> str:
+def chart_files(path: str | os.PathLike) -> dict[str, str]:
+    """Where :func:`write_markdown` puts each chart: ``report.md`` -> ``report-by_kind.png``, ..."""
+    stem = os.path.splitext(os.path.basename(os.fspath(path)))[0]
+    return {name: f"{stem}-{name}.png" for name in CHARTS}
+
+
+def _image(images: dict[str, str] | None, name: str) -> list[str]:
+    if not images or name not in images:
+        return []
+    return [f"![{CHARTS[name]}]({images[name]})", ""]
+
+
+def to_markdown(result: ScanResult, policy: Policy | None = None, title: str = "Train/eval contamination report",
+                images: dict[str, str] | None = None) -> str:
+    """The report as Markdown. ``images`` maps chart names to the (relative) paths to embed.
+
+    >>> from leakcheck.result import InputInfo, ScanResult
+    >>> info = InputInfo("e.jsonl", ("e.jsonl",), "gsm8k", {"prompt": "question"}, 2, 2)
+    >>> r = ScanResult(info, info, ("exact",), {"levels": {"exact": {}}, "short_target_chars": 20, "max_target_hits": 10}, ())
+    >>> to_markdown(r).splitlines()[2]
+    '**No leakage at a gated level.** 0 of 2 eval records (0.0%) occur in train.'
+    """
     policy = policy or Policy()
-    s = result.summary()
-    code = exit_code(result, policy)
-    out = [f"# {title}", ""]
-    verdict = {0: "**No leakage at a gated level.**", 1: "**Leakage found** at a gated level.", 3: "**Partial scan**: rows were skipped."}[code]
-    out += [
-        f"{verdict} {s['contaminated']['count']} of {s['eval_records']} eval records "
-        f"({s['contaminated']['percent']}%) occur in train.",
-        "",
-        "## What was compared",
-        "",
-    ]
-    out += _side(result.eval, "eval") + _side(result.train, "train")
-    out += ["", "## How", ""]
-    for lv, params in result.parameters["levels"].items():
-        desc = "; ".join(f"{k}: {v}" for k, v in params.items())
-        out.append(f"- `{lv}`: {desc}")
-    out += [
-        f"- A target match is a *chance match* (reported apart, not gated) when the eval target is shorter than "
-        f"{result.parameters['short_target_chars']} characters after normalization or matches more than "
-        f"{result.parameters['max_target_hits']} train records/groups.",
-        f"- Gate (`--fail-on`): {result.parameters['fail_on'] if policy is None else policy.describe()}.",
-        "",
-        "## Summary",
-        "",
-        "| kind | what matched | eval records | % of eval | by level |",
-        "|---|---|---:|---:|---|",
-    ]
-    for k in KINDS:
-        if k in s["by_kind"]:
-            v = s["by_kind"][k]
-            lv = ", ".join(f"{l}: {x['count']}" for l, x in v["levels"].items())
-            out.append(f"| `{k}` | {KIND_TEXT[k]} | {v['count']} | {v['percent']} | {lv} |")
-    out.append(f"| **any** | | **{s['contaminated']['count']}** | **{s['contaminated']['percent']}** | |")
-    out += [
-        "",
-        f"Chance target matches (short or generic reference answers): {s['chance_target_matches']['count']} eval records. "
-        f"Duplicate groups inside eval: {s['eval_duplicates']['groups']} ({s['eval_duplicates']['records']} records).",
-        "",
-    ]
+    out = [f"# {title}", "", content.verdict(result, policy), "", "## What was compared", ""]
+    out += [f"- {content.side_line(result.eval, 'eval')}", f"- {content.side_line(result.train, 'train')}"]
+    out += ["", "## How", ""] + [f"- {line}" for line in content.method_lines(result, policy)]
+    out += ["", "## Summary", "", "Eval records found in train, by kind of match (rows) and level (columns); "
+            "an eval record can match at several levels.", ""]
+    out += table(content.kind_level_table(result)) + ["", content.counts_line(result), ""]
+    out += _image(images, "by_kind")
+    scores = content.score_table(result)
+    if scores is not None:
+        out += ["## Scores of near/contained matches", "",
+                "Findings per similarity score bin; a match counts from its level's threshold upwards.", ""]
+        out += table(scores) + [""] + _image(images, "scores")
+    subsets = content.subset_table(result)
+    if subsets is not None:
+        out += ["## Leakage by subset", "", "Eval records per `data_source`/subset and how many of them occur in train.", ""]
+        out += table(subsets) + [""] + _image(images, "by_subset")
     if result.notes:
         out += ["## Notes", ""] + [f"- {n}" for n in result.notes] + [""]
     out += ["## Leaks", ""]
     if not result.findings:
         out += ["None.", ""]
     else:
-        out += ["| eval id | train id | kind | level | score | eval text | train text |", "|---|---|---|---|---:|---|---|"]
-        for f in result.findings[:MAX_ROWS]:
-            out.append(
-                f"| {_cell(f.eval_id)} | {_cell(f.train_id)} | `{f.kind}` | {f.level} | {f.score:.2f} | "
-                f"{_cell(f.eval_snippet)} | {_cell(f.train_snippet)} |"
-            )
+        out += table(content.findings_table(result, MAX_ROWS))
         if len(result.findings) > MAX_ROWS:
             out.append(f"\n{len(result.findings) - MAX_ROWS} more findings are in the JSON report.")
         out.append("")
     if result.chance:
-        out += ["## Chance target matches (not gated by default)", "", "| eval id | target | why | train matches | examples |", "|---|---|---|---:|---|"]
-        for c in result.chance[:MAX_ROWS]:
-            out.append(f"| {_cell(c.eval_id)} | {_cell(c.target)} | {c.reason} | {c.train_matches} | {_cell(', '.join(c.examples))} |")
-        out.append("")
+        out += ["## Chance target matches (not gated by default)", ""] + table(content.chance_table(result, MAX_ROWS)) + [""]
     if result.eval_duplicates:
-        out += ["## Duplicates inside eval", "", "| kind | level | eval ids | text |", "|---|---|---|---|"]
-        for d in result.eval_duplicates[:MAX_ROWS]:
-            out.append(f"| `{d.kind}` | {d.level} | {_cell(', '.join(d.ids))} | {_cell(d.snippet)} |")
-        out.append("")
+        out += ["## Duplicates inside eval", ""] + table(content.duplicates_table(result, MAX_ROWS)) + [""]
     out += [f"_Generated by leakcheck {__version__} on {result.created_at}._", ""]
     return "\n".join(out)
 
 
-def write_markdown(result: ScanResult, path: str | os.PathLike, policy: Policy | None = None) -> None:
-    write_atomic(path, to_markdown(result, policy))
+def write_markdown(result: ScanResult, path: str | os.PathLike, policy: Policy | None = None, plots: bool = True) -> list[str]:
+    """Write the report and, with ``plots``, its charts as PNG files beside it; returns the paths written.
+
+    A chart that has nothing to show this time is removed if an earlier run left one.
+    """
+    written = []
+    images: dict[str, str] = {}
+    if plots:
+        from .plots import charts
+
+        pngs = charts(result)
+        folder = os.path.dirname(os.fspath(path))
+        for name, fname in chart_files(path).items():
+            target = os.path.join(folder, fname)
+            if name in pngs:
+                write_atomic(target, pngs[name])
+                images[name] = fname
+                written.append(target)
+            elif os.path.exists(target):
+                os.unlink(target)
+    write_atomic(path, to_markdown(result, policy, images=images))
+    return [*written, os.fspath(path)]

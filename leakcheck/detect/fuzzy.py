@@ -1,0 +1,389 @@
+"""The ``near`` (MinHash LSH, verified Jaccard) and ``contained`` (n-gram containment) levels.
+
+Both index the eval side as *items*: item ``i < E`` is eval prompt ``i``, item ``E + i`` is
+eval target ``i``. A train prompt is looked up against all items, so the same pass finds
+``prompt`` matches (eval prompt in train prompt) and ``target_in_prompt`` matches (eval target
+in train prompt); a train target finds ``target`` and ``prompt_in_target`` matches.
+
+Templates are not evidence: an n-gram found in at least ``template_share`` of the texts of
+one field of one file (eval prompts, eval targets, and the train prompts/targets of the
+sample :meth:`prime` sees) is suppressed on both sides before anything is compared.
+
+>>> from leakcheck.records import Record
+>>> from leakcheck.config import ScanConfig, ContainedConfig
+>>> q = "a farmer has 12 cows and buys 7 more cows at the market on monday how many cows does he have"
+>>> det = build("contained", [Record("e0", 0, q, "He has 19 cows.")], ScanConfig())
+>>> list(det.probe([Record("t0", 0, "Problem 1: what is 2+2? Problem 2: " + q + " Problem 3: ...", "19")]))
+[Match(pos=0, eval_idx=0, eval_field='prompt', train_field='prompt', score=1.0)]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..config import ScanConfig
+from ..records import Record
+from . import grams
+from .base import FIELDS, Match
+
+_POPULATIONS = ("eval prompts", "eval targets", "train prompts", "train targets")
+_TOP_TEMPLATES = 5
+
+
+class _WordCache:
+    """Word hashes of the last batch, shared by the near and contained detectors.
+
+    ``scan`` probes every detector with the same batch object in turn; holding a reference
+    to it makes the identity check safe (no id reuse while cached).
+    """
+
+    def __init__(self) -> None:
+        self._batch: object = None
+        self._words: dict[str, grams.Words] = {}
+
+    def get(self, batch: Sequence[Record], field: str) -> grams.Words:
+        if batch is not self._batch:
+            self._batch, self._words = batch, {}
+        w = self._words.get(field)
+        if w is None:
+            w = self._words[field] = grams.words([getattr(r, field) for r in batch])
+        return w
+
+
+_CACHE = _WordCache()
+
+
+def build(level: str, evals: Sequence[Record], config: ScanConfig) -> "NearDetector | ContainedDetector":
+    """The detector for ``level`` (``"near"`` or ``"contained"``), indexed on ``evals``."""
+    if level == "near":
+        return NearDetector(evals, config)
+    if level == "contained":
+        return ContainedDetector(evals, config)
+    raise ValueError(f"fuzzy.build: no fuzzy level {level!r}")
+
+
+class _GramIndex:
+    """Eval items as sets of word n-gram hashes, minus template n-grams.
+
+    Subclasses set ``level``, ``n`` (words per n-gram) and the template knobs, then call
+    :meth:`_index_evals`.
+    """
+
+    level: str
+    n: int
+    template_share: float
+    template_min_records: int
+    unit = "n-gram"
+
+    def _index_evals(self, evals: Sequence[Record]) -> None:
+        self.E = len(evals)
+        self._eval_words = {f: grams.words([getattr(r, f) for r in evals], keep=True) for f in FIELDS}
+        self.has_target = np.array([r.target is not None for r in evals], dtype=bool)
+        h_parts, item_parts = [], []
+        # template hash -> (population, share, text); the strongest population is kept
+        self.templates: dict[int, tuple[str, float, str]] = {}
+        self.suppressed_by: dict[str, int] = dict.fromkeys(_POPULATIONS, 0)
+        for fi, f in enumerate(FIELDS):
+            w = self._eval_words[f]
+            h, text_of = grams.ngrams(w, self.n)
+            n_texts = len(evals) if f == "prompt" else int(self.has_target.sum())
+            self._learn_templates(w, h, text_of, n_texts, _POPULATIONS[fi])
+            h_parts.append(h)
+            item_parts.append(text_of + fi * self.E)
+        self._eval_h = np.concatenate(h_parts)
+        self._eval_item = np.concatenate(item_parts)
+        lengths = np.concatenate([self._eval_words[f].lengths for f in FIELDS])
+        self.too_short = {
+            "prompt": int((lengths[: self.E] < self.n).sum()),
+            "target": int(((lengths[self.E :] < self.n) & self.has_target).sum()),
+        }
+        self._rebuild()
+
+    def _learn_templates(self, w: grams.Words, h: np.ndarray, text_of: np.ndarray, n_texts: int, population: str) -> None:
+        if n_texts == 0 or len(h) == 0:
+            return
+        limit = max(self.template_min_records, math.ceil(self.template_share * n_texts))
+        uniq, df, where = grams.doc_freq(h, text_of)
+        hot = np.flatnonzero(df >= limit)
+        self.suppressed_by[population] += len(hot)
+        if len(hot) == 0:
+            return
+        starts = grams.ngram_starts(w, self.n)
+        for i in hot[np.argsort(-df[hot], kind="stable")]:
+            key = int(uniq[i])
+            share = float(df[i]) / n_texts
+            if key not in self.templates or share > self.templates[key][1]:
+                text = w.text(int(starts[where[i]]), self.n) if w.series is not None else ""
+                self.templates[key] = (population, share, text)
+
+    def _rebuild(self) -> None:
+        """(Re)build the item index after the template set changed."""
+        self.suppressed = np.array(sorted(self.templates), dtype=np.uint64)
+        h, item = self._eval_h, self._eval_item
+        if len(self.suppressed):
+            keep = ~np.isin(h, self.suppressed)
+            h, item = h[keep], item[keep]
+        hs, items, _ = grams.distinct_pairs(h, item)
+        self.size = np.bincount(items, minlength=2 * self.E)
+        # sorted by item then hash: item i's distinct hashes are hs[item_ptr[i]:item_ptr[i+1]]
+        self.item_h = hs
+        self.item_ptr = np.zeros(2 * self.E + 1, dtype=np.int64)
+        np.cumsum(self.size, out=self.item_ptr[1:])
+        self.postings = grams.Postings(hs, items)
+        lengths = np.concatenate([self._eval_words[f].lengths for f in FIELDS])
+        has = np.concatenate([np.ones(self.E, dtype=bool), self.has_target])
+        only_templates = (lengths >= self.n) & has & (self.size == 0)
+        self.template_only = {"prompt": int(only_templates[: self.E].sum()), "target": int(only_templates[self.E :].sum())}
+
+    def prime(self, sample: Sequence[Record]) -> None:
+        """Learn train-side templates from the first records of the train input."""
+        before = len(self.templates)
+        for fi, f in enumerate(FIELDS):
+            w = _CACHE.get(sample, f)
+            n_texts = sum(getattr(r, f) is not None for r in sample)
+            h, text_of = grams.ngrams(w, self.n)
+            # The sample's words were hashed without keeping them; re-tokenize only to show examples.
+            self._learn_templates(_Shown(sample, f, w), h, text_of, n_texts, _POPULATIONS[2 + fi])
+        self.primed = len(sample)
+        if len(self.templates) != before:
+            self._rebuild()
+
+    def _train_grams(self, batch: Sequence[Record], field: str) -> tuple[np.ndarray, np.ndarray]:
+        h, text_of = grams.ngrams(_CACHE.get(batch, field), self.n)
+        if len(self.suppressed) and len(h):
+            keep = ~np.isin(h, self.suppressed)
+            h, text_of = h[keep], text_of[keep]
+        return h, text_of
+
+    def _match(self, pos: int, item: int, train_field: str, score: float) -> Match:
+        ef = "prompt" if item < self.E else "target"
+        return Match(pos, item % self.E if item >= self.E else item, ef, train_field, score)
+
+    def _template_params(self) -> dict[str, Any]:
+        return {
+            "template_share": self.template_share,
+            "template_min_records": self.template_min_records,
+            "train_sample": getattr(self, "primed", 0),
+            f"suppressed_{self.unit.replace('-', '')}s": {p: c for p, c in self.suppressed_by.items()},
+            "eval_prompts_too_short": self.too_short["prompt"],
+            "eval_targets_too_short": self.too_short["target"],
+            "eval_prompts_template_only": self.template_only["prompt"],
+            "eval_targets_template_only": self.template_only["target"],
+        }
+
+    def notes(self) -> list[str]:
+        out = []
+        lv, n, unit = self.level, self.n, self.unit
+        if self.too_short["prompt"]:
+            out.append(f"{lv}: {self.too_short['prompt']} eval prompts shorter than {n} words were checked by exact/normalized only")
+        if self.too_short["target"]:
+            out.append(f"{lv}: {self.too_short['target']} eval targets shorter than {n} words were checked by exact/normalized only")
+        for f in FIELDS:
+            if self.template_only[f]:
+                out.append(f"{lv}: {self.template_only[f]} eval {f}s consist of template {unit}s only and were checked by exact/normalized only")
+        if self.templates:
+            top = sorted(self.templates.values(), key=lambda t: -t[1])[:_TOP_TEMPLATES]
+            where = ", ".join(f"{p}: {c}" for p, c in self.suppressed_by.items() if c)
+            examples = "; ".join(f"'{text}' ({share:.0%} of {pop})" for pop, share, text in top)
+            out.append(f"{lv}: suppressed {len(self.templates)} template {unit}s (in >= {self.template_share:.0%} "
+                       f"of the texts of a field; {where}), top: {examples}")
+        return out
+
+
+class _Shown:
+    """Shows the n-grams of a train sample that were hashed without their words."""
+
+    def __init__(self, sample: Sequence[Record], field: str, w: grams.Words):
+        self.sample, self.field, self.w = sample, field, w
+        self.lengths, self.offsets = w.lengths, w.offsets
+        self.series = True
+
+    def text(self, start: int, n: int) -> str:
+        i = int(np.searchsorted(self.offsets, start, side="right")) - 1
+        one = grams.words([getattr(self.sample[i], self.field)], keep=True)
+        return one.text(start - int(self.offsets[i]), n)
+
+
+class ContainedDetector(_GramIndex):
+    """Share of an eval item's distinct word n-grams found in one train text.
+
+    ``score`` = matched distinct eval n-grams / distinct eval n-grams, both after template
+    suppression. Catches an eval question pasted into a much longer train text, where
+    Jaccard is diluted. Eval texts shorter than ``ngram`` words cannot be checked here and
+    are counted in :meth:`notes`.
+    """
+
+    level = "contained"
+
+    def __init__(self, evals: Sequence[Record], config: ScanConfig):
+        c = config.contained
+        self.n, self.threshold = c.ngram, c.threshold
+        self.template_share, self.template_min_records = c.template_share, c.template_min_records
+        self._index_evals(evals)
+
+    def probe(self, batch: Sequence[Record]) -> Iterator[Match]:
+        n_items = 2 * self.E
+        keys = self.postings.set
+        for field in FIELDS:
+            h, text_of = grams.ngrams(_CACHE.get(batch, field), self.n)
+            kidx = keys.find(h)
+            hit = kidx >= 0
+            if not hit.any():
+                continue
+            pair = np.unique(text_of[hit] * len(keys) + kidx[hit])
+            rec, k = np.divmod(pair, len(keys))
+            row, item = self.postings.expand(k)
+            counts_key, counts = np.unique(rec[row] * n_items + item, return_counts=True)
+            t, item = np.divmod(counts_key, n_items)
+            score = counts / self.size[item]
+            ok = np.flatnonzero(score >= self.threshold)
+            for i in ok:
+                yield self._match(int(t[i]), int(item[i]), field, float(score[i]))
+
+    def parameters(self) -> dict[str, Any]:
+        return {
+            "method": "share of the eval text's distinct word n-grams found in one train text",
+            "ngram": self.n,
+            "threshold": self.threshold,
+            "eval_ngrams_indexed": int(len(self.postings.set)),
+            **self._template_params(),
+        }
+
+
+class NearDetector(_GramIndex):
+    """MinHash LSH over word shingles; every candidate is verified by exact Jaccard.
+
+    Signatures follow datasketch's default ``affine32`` scheme (``MinHash(num_perm, seed)``
+    with the low 32 bits of our shingle hash as ``hashfunc``), computed for a whole batch at
+    once. Bands/rows come from datasketch's ``_optimal_param`` for the threshold.
+
+    A train text is hashed only if it can still reach the threshold: Jaccard(A, B) <=
+    |A ∩ U| / |A| for U the union of all eval shingles, so texts sharing too few shingles
+    with the whole eval side are skipped without changing any verified result.
+    """
+
+    level = "near"
+    unit = "shingle"
+    _CHUNK = 1 << 15
+
+    def __init__(self, evals: Sequence[Record], config: ScanConfig):
+        from datasketch import MinHash
+        from datasketch.lsh import _optimal_param
+
+        c = config.near
+        self.n, self.threshold, self.num_perm, self.seed = c.shingle, c.threshold, c.num_perm, c.seed
+        self.template_share, self.template_min_records = c.template_share, c.template_min_records
+        self.bands, self.rows = _optimal_param(c.threshold, c.num_perm, 0.5, 0.5)
+        m = MinHash(num_perm=c.num_perm, seed=c.seed)
+        if getattr(m, "scheme", "affine32") != "affine32":  # pragma: no cover - other datasketch
+            raise RuntimeError("datasketch's default MinHash scheme is not affine32")
+        self._a, self._b = (np.asarray(p, dtype=np.uint32) for p in m.permutations)
+        self.stats = {"train_texts": 0, "train_texts_hashed": 0, "lsh_candidates": 0, "verified": 0}
+        self._index_evals(evals)
+
+    def _rebuild(self) -> None:
+        super()._rebuild()
+        items = np.flatnonzero(self.size)
+        sig = self.signatures(self.item_h, np.repeat(np.arange(2 * self.E), self.size), 2 * self.E)[items]
+        keys = self._band_keys(sig)
+        self.bucket = grams.Postings(keys.ravel(), np.repeat(items, self.bands))
+
+    def signatures(self, h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndarray:
+        """MinHash signatures (``n_texts`` x ``num_perm``, uint32); ``text_of`` must be sorted.
+
+        Equal to ``datasketch.MinHash(num_perm, seed, hashfunc=lambda v: v)`` updated with
+        the low 32 bits of each hash.
+        """
+        out = np.full((n_texts, self.num_perm), np.uint32(0xFFFFFFFF), dtype=np.uint32)
+        hv = _fmix32((h & np.uint64(0xFFFFFFFF)).astype(np.uint32))
+        for i in range(0, len(hv), self._CHUNK):
+            part, t = hv[i : i + self._CHUNK], text_of[i : i + self._CHUNK]
+            phv = part[:, None] * self._a + self._b
+            starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
+            ids = t[starts]
+            out[ids] = np.minimum(out[ids], np.minimum.reduceat(phv, starts, axis=0))
+        return out
+
+    def _band_keys(self, sig: np.ndarray) -> np.ndarray:
+        b, r = self.bands, self.rows
+        s = sig[:, : b * r].reshape(len(sig), b, r).astype(np.uint64)
+        key = np.broadcast_to(np.arange(1, b + 1, dtype=np.uint64), (len(sig), b)).copy()
+        for c in range(r):
+            key *= np.uint64(0x9E3779B97F4A7C15)
+            key += s[:, :, c]
+        return grams.mix64(key)
+
+    def probe(self, batch: Sequence[Record]) -> Iterator[Match]:
+        union = self.postings.set
+        t = self.threshold
+        for field in FIELDS:
+            h, text_of = self._train_grams(batch, field)
+            n = len(batch)
+            self.stats["train_texts"] += sum(getattr(r, field) is not None for r in batch)
+            if len(h) == 0:
+                continue
+            size_a = grams.distinct_counts(h, text_of, n)
+            hit = union.find(h) >= 0
+            _, mt, _ = grams.distinct_pairs(h[hit], text_of[hit])
+            shared = np.bincount(mt, minlength=n)
+            alive = (size_a > 0) & (shared >= t * size_a - 1e-9)
+            if not alive.any():
+                continue
+            keep = alive[text_of]
+            hs, ts = h[keep], text_of[keep]
+            texts = np.flatnonzero(alive)
+            local = np.searchsorted(texts, ts)
+            self.stats["train_texts_hashed"] += len(texts)
+            sig = self.signatures(hs, local, len(texts))
+            row, item = self._lookup(sig)
+            if len(item) == 0:
+                continue
+            cand = np.unique(row * (2 * self.E) + item)
+            self.stats["lsh_candidates"] += len(cand)
+            # distinct shingles of each hashed text, contiguous per text
+            dh, dt, _ = grams.distinct_pairs(hs, local)
+            ptr = np.searchsorted(dt, np.arange(len(texts) + 1))
+            for c in cand:
+                li, it = divmod(int(c), 2 * self.E)
+                a = dh[ptr[li] : ptr[li + 1]]
+                bset = self.item_h[self.item_ptr[it] : self.item_ptr[it + 1]]
+                inter = len(np.intersect1d(a, bset, assume_unique=True))
+                jac = inter / (len(a) + len(bset) - inter)
+                if jac >= t:
+                    self.stats["verified"] += 1
+                    yield self._match(int(texts[li]), it, field, jac)
+
+    def _lookup(self, sig: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """LSH candidates: (row of ``sig``, eval item) for every band that collides."""
+        keys = self._band_keys(sig).ravel()
+        k = self.bucket.set.find(keys)
+        hit = np.flatnonzero(k >= 0)
+        row, item = self.bucket.expand(k[hit])
+        return hit[row] // self.bands, item
+
+    def parameters(self) -> dict[str, Any]:
+        return {
+            "method": "MinHash LSH over word shingles, candidates verified by exact Jaccard",
+            "threshold": self.threshold,
+            "shingle": self.n,
+            "num_perm": self.num_perm,
+            "seed": self.seed,
+            "bands": self.bands,
+            "rows": self.rows,
+            "eval_items_indexed": int((self.size > 0).sum()),
+            **self._template_params(),
+            **self.stats,
+        }
+
+
+def _fmix32(h: np.ndarray) -> np.ndarray:
+    """MurmurHash3's 32-bit finalizer, as datasketch applies it before its permutations."""
+    h = h ^ (h >> np.uint32(16))
+    h *= np.uint32(0x85EBCA6B)
+    h ^= h >> np.uint32(13)
+    h *= np.uint32(0xC2B2AE35)
+    return h ^ (h >> np.uint32(16))

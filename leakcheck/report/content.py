@@ -1,0 +1,259 @@
+"""What the human-readable reports say, computed once and rendered by Markdown, HTML and the card.
+
+Text here uses a tiny inline markup: `code` and **bold**. Each renderer turns it into its
+own format; cells of user data (ids, snippets) are marked in :attr:`Table.data_cols` and
+are never interpreted as markup.
+
+>>> t = Table(("kind", "eval records"), (("`pair`", 35),), numeric=frozenset({1}))
+>>> t.columns, t.rows[0][1]
+(('kind', 'eval records'), 35)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import KINDS, LEVELS, Policy
+from ..gate import CLEAN, LEAK, PARTIAL, exit_code
+from ..result import InputInfo, ScanResult
+
+KIND_TEXT = {
+    "pair": "prompt **and** reward target of the same train record",
+    "prompt": "prompt only",
+    "target": "reward target only",
+    "target_in_prompt": "eval reward target inside a train prompt",
+    "prompt_in_target": "eval prompt inside a train reward target",
+    "group": "same conversation/group id on both sides",
+}
+#: Chart names in report order, with their titles (drawn by :mod:`leakcheck.report.plots`).
+CHARTS = {
+    "by_kind": "Contaminated share of eval, by kind and level",
+    "scores": "Scores of near/contained matches",
+    "by_subset": "Contaminated share of eval, by subset",
+}
+#: Levels whose score is a similarity (plotted against their threshold).
+SCORED_LEVELS = ("near", "contained")
+#: Width of the score histogram bins.
+BIN = 0.05
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows of cells under named columns. ``numeric`` columns align right."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+    numeric: frozenset[int] = field(default_factory=frozenset)
+    data_cols: frozenset[int] = field(default_factory=frozenset)
+
+
+def pct(n: int, total: int) -> float:
+    return round(100.0 * n / total, 2) if total else 0.0
+
+
+def verdict(result: ScanResult, policy: Policy) -> str:
+    """One sentence: did anything leak at a gated level, and how much of eval occurs in train."""
+    s = result.summary()
+    head = {CLEAN: "**No leakage at a gated level.**", LEAK: "**Leakage found** at a gated level.",
+            PARTIAL: "**Partial scan**: rows were skipped."}[exit_code(result, policy)]
+    return (f"{head} {s['contaminated']['count']} of {s['eval_records']} eval records "
+            f"({s['contaminated']['percent']}%) occur in train.")
+
+
+def side_line(info: InputInfo, label: str) -> str:
+    fields = ", ".join(f"{k}=`{v}`" for k, v in info.fields.items() if v)
+    line = f"**{label}**: `{info.path}` — format `{info.format}` ({fields}); {info.records:,} records"
+    if info.skipped:
+        line += f", {sum(info.skipped.values()):,} rows skipped (" + ", ".join(f"{k}: {v}" for k, v in sorted(info.skipped.items())) + ")"
+    return line
+
+
+def method_lines(result: ScanResult, policy: Policy) -> list[str]:
+    """How the comparison was made: each level with its parameters, chance rule, gate."""
+    out = []
+    for lv, params in result.parameters["levels"].items():
+        desc = "; ".join(f"{k}: {v}" for k, v in params.items())
+        out.append(f"`{lv}`: {desc}")
+    out.append(
+        f"A target match is a *chance match* (reported apart, not gated) when the eval target is shorter than "
+        f"{result.parameters['short_target_chars']} characters after normalization or matches more than "
+        f"{result.parameters['max_target_hits']} train records/groups."
+    )
+    out.append(f"Gate (`--fail-on`): {policy.describe()}.")
+    return out
+
+
+def _cell(n: int, total: int) -> str:
+    return f"{n} ({pct(n, total)}%)" if n else "–"
+
+
+def kind_level_table(result: ScanResult) -> Table:
+    """Contaminated eval records by kind (rows) and level (columns): the numbers of the first chart."""
+    s = result.summary()
+    total = s["eval_records"]
+    rows = []
+    for k in KINDS:
+        v = s["by_kind"].get(k)
+        if not v:
+            continue
+        rows.append((f"`{k}`", KIND_TEXT[k], v["count"], v["percent"],
+                     *(_cell(v["levels"].get(lv, {}).get("count", 0), total) for lv in result.levels)))
+    c = s["contaminated"]
+    rows.append(("**any**", "", f"**{c['count']}**", f"**{c['percent']}**",
+                 *(_cell(s["by_level"][lv]["count"], total) for lv in result.levels)))
+    cols = ("kind", "what matched", "eval records", "% of eval", *(f"{lv}" for lv in result.levels))
+    return Table(cols, tuple(rows), numeric=frozenset(range(2, len(cols))))
+
+
+def kind_level_percents(result: ScanResult) -> dict[str, dict[str, float]]:
+    """``{kind: {level: percent of eval}}`` for kinds with findings; what the first chart draws."""
+    s = result.summary()
+    return {k: {lv: s["by_kind"][k]["levels"].get(lv, {}).get("percent", 0.0) for lv in result.levels}
+            for k in KINDS if k in s["by_kind"]}
+
+
+def train_side(result: ScanResult) -> dict[str, int]:
+    """Distinct train records involved, per kind and ``any``."""
+    by: dict[str, set[int]] = {}
+    for f in result.findings:
+        by.setdefault(f.kind, set()).add(f.train_row)
+    out = {k: len(by[k]) for k in KINDS if k in by}
+    out["any"] = len({f.train_row for f in result.findings})
+    return out
+
+
+def split_table(result: ScanResult) -> Table:
+    """Per split and kind: eval records found in train and train records holding eval items."""
+    s = result.summary()
+    tr = train_side(result)
+    ntrain = result.train.records
+    rows = []
+    for k in KINDS:
+        if k in s["by_kind"]:
+            v = s["by_kind"][k]
+            rows.append((f"`{k}`", KIND_TEXT[k], v["count"], v["percent"], tr[k], pct(tr[k], ntrain)))
+    c = s["contaminated"]
+    rows.append(("**any**", "", c["count"], c["percent"], tr["any"], pct(tr["any"], ntrain)))
+    return Table(("kind", "what matched", "eval records in train", "% of eval", "train records holding eval items", "% of train"),
+                 tuple(rows), numeric=frozenset({2, 3, 4, 5}))
+
+
+def thresholds(result: ScanResult) -> dict[str, float]:
+    """The similarity threshold of each scored level that ran, as the scan reported it."""
+    out = {}
+    for lv in SCORED_LEVELS:
+        p = result.parameters["levels"].get(lv, {})
+        t = p.get("threshold")
+        if isinstance(t, (int, float)):
+            out[lv] = float(t)
+    return out
+
+
+def score_bins(result: ScanResult) -> tuple[list[float], dict[str, list[int]]]:
+    """Histogram of near/contained finding scores: bin edges and counts per level.
+
+    Bins are :data:`BIN` wide, from the lowest threshold (or lowest score) to 1.0, the
+    last bin closed. Empty when no near/contained finding exists.
+    """
+    scores = {lv: [f.score for f in result.findings if f.level == lv] for lv in SCORED_LEVELS}
+    scores = {lv: v for lv, v in scores.items() if v}
+    if not scores:
+        return [], {}
+    lows = [min(v) for v in scores.values()] + list(thresholds(result).values())
+    nlow = int(min(lows) / BIN + 1e-9)
+    n = max(1, round(1 / BIN) - nlow)
+    edges = [round((nlow + i) * BIN, 4) for i in range(n + 1)]
+    counts = {}
+    for lv, v in scores.items():
+        c = [0] * n
+        for x in v:
+            i = min(n - 1, max(0, int((x - edges[0]) / BIN + 1e-9)))
+            c[i] += 1
+        counts[lv] = c
+    return edges, counts
+
+
+def score_table(result: ScanResult) -> Table | None:
+    edges, counts = score_bins(result)
+    if not edges:
+        return None
+    levels = list(counts)
+    rows = []
+    for i in range(len(edges) - 1):
+        hi = "]" if i == len(edges) - 2 else ")"
+        rows.append((f"[{edges[i]:.2f}, {edges[i + 1]:.2f}{hi}", *(counts[lv][i] for lv in levels)))
+    th = thresholds(result)
+    rows.append(("threshold", *(f"{th[lv]:.2f}" if lv in th else "–" for lv in levels)))
+    return Table(("score", *(f"{lv} findings" for lv in levels)), tuple(rows), numeric=frozenset(range(1, len(levels) + 1)))
+
+
+def subset_rows(result: ScanResult) -> list[tuple[str, int, int, dict[str, int]]]:
+    """``(subset, eval records, contaminated eval records, {kind: count})`` per eval subset."""
+    subs = result.eval.subsets
+    if not subs:
+        return []
+    rows: dict[str, set[int]] = {}
+    kinds: dict[tuple[str, str], set[int]] = {}
+    for f in result.findings:
+        if f.subset is None:
+            continue
+        rows.setdefault(f.subset, set()).add(f.eval_row)
+        kinds.setdefault((f.subset, f.kind), set()).add(f.eval_row)
+    out = []
+    for name, n in sorted(subs.items()):
+        by = {k: len(kinds[(name, k)]) for k in KINDS if (name, k) in kinds}
+        out.append((name, n, len(rows.get(name, ())), by))
+    return out
+
+
+def subset_table(result: ScanResult) -> Table | None:
+    """Leakage by ``data_source``/subset of the eval records; ``None`` when the data has no subsets."""
+    data = subset_rows(result)
+    if not data:
+        return None
+    kinds = [k for k in KINDS if any(k in by for *_, by in data)]
+    rows = tuple((name, n, c, pct(c, n), *(by.get(k, 0) for k in kinds)) for name, n, c, by in data)
+    cols = ("subset", "eval records", "contaminated", "% of subset", *(f"`{k}`" for k in kinds))
+    return Table(cols, rows, numeric=frozenset(range(1, len(cols))), data_cols=frozenset({0}))
+
+
+def contaminated_ids(result: ScanResult) -> list[str]:
+    """Eval ids with a finding, in eval order."""
+    seen: dict[int, str] = {}
+    for f in result.findings:
+        seen.setdefault(f.eval_row, f.eval_id)
+    return [seen[r] for r in sorted(seen)]
+
+
+def findings_table(result: ScanResult, limit: int | None = None) -> Table:
+    fs = result.findings if limit is None else result.findings[:limit]
+    rows = tuple((f.eval_id, f.train_id, f"`{f.kind}`", f.level, f"{f.score:.2f}", f.eval_snippet, f.train_snippet) for f in fs)
+    return Table(("eval id", "train id", "kind", "level", "score", "eval text", "train text"), rows,
+                 numeric=frozenset({4}), data_cols=frozenset({0, 1, 5, 6}))
+
+
+def chance_table(result: ScanResult, limit: int | None = None) -> Table:
+    cs = result.chance if limit is None else result.chance[:limit]
+    rows = tuple((c.eval_id, c.target, c.reason, c.train_matches, ", ".join(c.examples)) for c in cs)
+    return Table(("eval id", "target", "why", "train matches", "examples"), rows,
+                 numeric=frozenset({3}), data_cols=frozenset({0, 1, 4}))
+
+
+def duplicates_table(result: ScanResult, limit: int | None = None) -> Table:
+    ds = result.eval_duplicates if limit is None else result.eval_duplicates[:limit]
+    rows = tuple((f"`{d.kind}`", d.level, ", ".join(d.ids), d.snippet) for d in ds)
+    return Table(("kind", "level", "eval ids", "text"), rows, data_cols=frozenset({2, 3}))
+
+
+def counts_line(result: ScanResult) -> str:
+    s = result.summary()
+    return (f"Chance target matches (short or generic reference answers): {s['chance_target_matches']['count']} eval records. "
+            f"Duplicate groups inside eval: {s['eval_duplicates']['groups']} ({s['eval_duplicates']['records']} records).")
+
+
+__all__ = [
+    "CHARTS", "KIND_TEXT", "LEVELS", "Table", "verdict", "side_line", "method_lines", "kind_level_table", "kind_level_percents",
+    "split_table", "score_bins", "score_table", "subset_rows", "subset_table", "contaminated_ids", "findings_table",
+    "chance_table", "duplicates_table", "counts_line", "thresholds", "train_side",
+]

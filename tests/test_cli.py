@@ -1,0 +1,102 @@
+"""The CLI through click's CliRunner: exit codes, error lines, reports on disk."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from leakcheck.cli import main
+
+from .conftest import write_jsonl
+
+Q = "Lena bakes 4 trays of 12 cookies and gives away 10. How many cookies are left?"
+A = "She bakes 4 * 12 = 48 cookies and gives away 10, so 48 - 10 = 38 are left.\n#### 38"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    ev = write_jsonl(tmp_path / "eval.jsonl", [{"id": "e1", "question": Q, "answer": A}, {"id": "e2", "question": "What is 2 + 2 in base 3?", "answer": "It is 11 in base 3, since 4 = 3 + 1, which is written 11."}])
+    leaky = write_jsonl(tmp_path / "train.jsonl", [{"question": "Unrelated?", "answer": "Something unrelated and long enough."}, {"question": Q, "answer": A}])
+    clean = write_jsonl(tmp_path / "clean.jsonl", [{"question": "Unrelated?", "answer": "Something unrelated and long enough."}])
+    return {"eval": ev, "leaky": leaky, "clean": clean, "dir": tmp_path}
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_leak_exits_1_and_writes_reports(files):
+    j = files["dir"] / "r.json"
+    md = files["dir"] / "r.md"
+    res = run("scan", str(files["leaky"]), str(files["eval"]), "--levels", "exact,normalized", "--json", str(j), "--markdown", str(md))
+    assert res.exit_code == 1, res.output
+    assert "LEAKAGE FOUND" in res.output and "pair" in res.output
+    rep = json.loads(j.read_text())
+    assert [(f["eval_id"], f["train_id"], f["kind"], f["level"]) for f in rep["findings"]] == [("e1", "1", "pair", "exact")]
+    text = md.read_text()
+    assert "| e1 | 1 | `pair` | exact | 1.00 |" in text and "Lena bakes 4 trays" in text
+
+
+def test_clean_exits_0(files):
+    res = run("scan", str(files["clean"]), str(files["eval"]), "--levels", "exact,normalized")
+    assert res.exit_code == 0, res.output
+    assert "OK: no leakage" in res.output
+
+
+def test_fail_on_none_and_levels(files):
+    assert run("scan", str(files["leaky"]), str(files["eval"]), "--levels", "exact", "--fail-on", "none").exit_code == 0
+    assert run("scan", str(files["leaky"]), str(files["eval"]), "--levels", "exact", "--fail-on", "prompt").exit_code == 0
+    assert run("scan", str(files["leaky"]), str(files["eval"]), "--levels", "exact", "--fail-on", "pair:exact").exit_code == 1
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--levels", "fuzzy"], "leakcheck: error: --levels: unknown level fuzzy; choose from exact, normalized, near, contained or all"),
+        (["--fail-on", "bogus"], "leakcheck: error: --fail-on: unknown item 'bogus'"),
+        (["--prompt-field", "a..b"], "leakcheck: error: cannot parse field path 'a..b'"),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(files, args, message):
+    res = run("scan", str(files["leaky"]), str(files["eval"]), *args)
+    assert res.exit_code == 2
+    assert res.output.startswith(message), res.output
+    assert "Traceback" not in res.output and res.output.count("\n") == 1
+
+
+def test_missing_file_and_bad_line_name_file_and_row(files):
+    res = run("scan", str(files["dir"] / "nope.jsonl"), str(files["eval"]))
+    assert res.exit_code == 2
+    assert res.output == f"leakcheck: error: {files['dir'] / 'nope.jsonl'}: no such file or folder; check the path\n"
+    bad = files["dir"] / "bad.jsonl"
+    bad.write_text('{"question": "a", "answer": "b"}\n{"question": "c", "answer": \n{"question": "d", "answer": "e"}\n')
+    res = run("scan", str(bad), str(files["eval"]), "--levels", "exact")
+    assert res.exit_code == 2
+    assert res.output.startswith(f"leakcheck: error: {bad}: line 2: invalid JSON (")
+    assert res.output.rstrip().endswith("fix or remove the line, or pass --on-error skip")
+
+
+def test_missing_field_names_the_format_and_fix(files):
+    mixed = write_jsonl(files["dir"] / "mixed.jsonl", [{"question": "a b c", "answer": "d e f"}, {"text": "no question here"}])
+    res = run("scan", str(mixed), str(files["eval"]), "--levels", "exact")
+    assert res.exit_code == 2
+    assert res.output == (
+        f"leakcheck: error: {mixed}: line 2: field question is missing (format gsm8k, detected from line 1); "
+        "pass --prompt-field/--target-field/--id-field with the path this file uses, or pass --on-error skip\n"
+    )
+
+
+def test_pyproject_config_is_read(files, monkeypatch):
+    (files["dir"] / "pyproject.toml").write_text('[tool.leakcheck]\nlevels = ["exact"]\nfail_on = "none"\n')
+    monkeypatch.chdir(files["dir"])
+    res = run("scan", "train.jsonl", "eval.jsonl")
+    assert res.exit_code == 0, res.output
+    assert "levels: exact\n" in res.output
+    # the command line wins over pyproject
+    assert run("scan", "train.jsonl", "eval.jsonl", "--fail-on", "exact").exit_code == 1
+    (files["dir"] / "pyproject.toml").write_text('[tool.leakcheck]\nlevel = "exact"\n')
+    res = run("scan", "train.jsonl", "eval.jsonl")
+    assert res.exit_code == 2 and "unknown key 'level'" in res.output

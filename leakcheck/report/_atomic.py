@@ -17,7 +17,9 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".leakcheck-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            # A lone surrogate (from a "\ud800" escape in the input) cannot be UTF-8; written as
+            # the escape it came from, it stays valid JSON and readable Markdown.
+            fh.write(data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:

@@ -444,7 +444,9 @@ def main(argv: list[str] | None = None) -> int:
             ratios[(c.key, y)] = r
             each = ", ".join(f"{p:.2f}" for p in pairs)
             extra = f"  (= {1 / r:.2f}x faster)" if r < 1 else ""
-            print(f"ratio {c.name}/{y}: {r:.2f}{extra}   [per repeat: {each}]")
+            # CPU-time ratio: a cross-check when the machine is busy (wall well above cpu).
+            cpu_r = median([lr.cpu / yr.cpu for lr, yr in zip(c.runs, yc.runs) if yr.cpu > 0])
+            print(f"ratio {c.name}/{y}: {r:.2f}{extra}   [per repeat: {each}; cpu-time ratio {cpu_r:.2f}]")
     print()
 
     # Targets that apply to the levels that were run.

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from typing import Any
 
@@ -27,7 +26,21 @@ ASSISTANT_ROLES = frozenset({"assistant", "gpt", "model", "bot", "chatgpt"})
 
 # BOM, zero-width space/joiners, word joiner, soft hyphen, Mongolian vowel separator.
 _INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad\u180e"), None)
-_WS = re.compile(r"\s+")
+
+
+_INVISIBLE_CHARS = tuple(chr(c) for c in _INVISIBLE)
+
+
+def _strip_invisible(t: str) -> str:
+    # `in` is a fast substring search; translate() walks a dict per character.
+    for ch in _INVISIBLE_CHARS:
+        if ch in t:
+            return t.translate(_INVISIBLE)
+    return t
+
+
+def _nfkc(t: str) -> str:
+    return t if unicodedata.is_normalized("NFKC", t) else unicodedata.normalize("NFKC", t)
 
 
 def normalize(text: str) -> str:
@@ -35,13 +48,12 @@ def normalize(text: str) -> str:
 
     Idempotent: ``normalize(normalize(t)) == normalize(t)``.
     """
-    t = text.translate(_INVISIBLE)
-    if not t.isascii():
-        t = unicodedata.normalize("NFKC", t)
-        t = unicodedata.normalize("NFKC", t.casefold()).translate(_INVISIBLE)
-    else:
-        t = t.lower()
-    return _WS.sub(" ", t).strip()
+    if text.isascii():  # O(1) in CPython; ASCII has nothing for NFKC or the invisibles
+        return " ".join(text.lower().split())
+    t = _nfkc(_strip_invisible(text))
+    t = _strip_invisible(_nfkc(t.casefold()))
+    # str.split() splits on exactly the characters the regex \s matches, 4x faster
+    return " ".join(t.split())
 
 
 def _message_role(m: dict) -> str | None:
@@ -84,8 +96,10 @@ def chat_user_text(messages: list) -> str:
     """User-turn contents of a chat, joined by newlines."""
     parts = []
     for m in messages:
-        if isinstance(m, dict) and _message_role(m) in USER_ROLES:
-            parts.append(_content_text(_message_content(m)))
+        role = m.get("role") or m.get("from") if type(m) is dict else None
+        if role in USER_ROLES or (type(role) is str and role.lower() in USER_ROLES):
+            c = m["content"] if "content" in m else m.get("value")
+            parts.append(c if type(c) is str else _content_text(c))
     if not parts:
         roles = sorted({str(_message_role(m)) for m in messages if isinstance(m, dict)})
         raise RecordError(
@@ -99,8 +113,10 @@ def chat_user_text(messages: list) -> str:
 def chat_assistant_text(messages: list) -> str:
     """The last assistant turn of a chat (the reference answer in SFT/preference data)."""
     for m in reversed(messages):
-        if isinstance(m, dict) and _message_role(m) in ASSISTANT_ROLES:
-            return _content_text(_message_content(m))
+        role = m.get("role") or m.get("from") if type(m) is dict else None
+        if role in ASSISTANT_ROLES or (type(role) is str and role.lower() in ASSISTANT_ROLES):
+            c = m["content"] if "content" in m else m.get("value")
+            return c if type(c) is str else _content_text(c)
     raise RecordError(
         "no_assistant_turn",
         "chat has no assistant turn to use as the target",
@@ -147,15 +163,27 @@ def canonical_text(value: Any, role: str = "prompt") -> str:
     (``role="target"``); rubric banks become sorted criteria; lists of strings are joined.
     Anything else is a :class:`RecordError` that says which path to pass instead.
     """
-    if isinstance(value, str):
+    if type(value) is str:
         text = value
-        if value[:2] == "[{":  # a chat or rubric bank stored as a JSON string (some uploads do)
+        if value.startswith("[{"):  # a chat or rubric bank stored as a JSON string (some uploads do)
             try:
                 decoded = json.loads(value)
             except ValueError:
                 decoded = None
             if is_chat(decoded) or is_rubric(decoded):
                 return canonical_text(decoded, role)
+    elif type(value) is list and value and type(value[0]) is dict:
+        first = value[0]
+        if "role" in first or "from" in first:
+            text = chat_user_text(value) if role == "prompt" else chat_assistant_text(value)
+        elif "criterion" in first:
+            text = rubric_text(value)
+        else:
+            raise RecordError(
+                "not_text",
+                f"{role} is a list of objects with keys {', '.join(sorted(map(str, first))[:6])}, not text",
+                f"pass --{role}-field with the path of the text inside it",
+            )
     elif isinstance(value, bool) or value is None:
         raise RecordError(
             "not_text",
@@ -164,10 +192,6 @@ def canonical_text(value: Any, role: str = "prompt") -> str:
         )
     elif isinstance(value, (int, float)):
         text = repr(value) if isinstance(value, float) else str(value)
-    elif is_rubric(value):
-        text = rubric_text(value)
-    elif is_chat(value):
-        text = chat_user_text(value) if role == "prompt" else chat_assistant_text(value)
     elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         text = "\n".join(value)
     elif isinstance(value, dict) and isinstance(value.get("content"), str):
@@ -180,6 +204,6 @@ def canonical_text(value: Any, role: str = "prompt") -> str:
             f"{role} is {kind}{keys}, not text",
             f"pass --{role}-field with the path of the text inside it",
         )
-    if not text.strip():
+    if not text or text.isspace():
         raise RecordError("empty_text", f"{role} is empty", f"drop the record or pass --{role}-field")
     return text

@@ -58,7 +58,11 @@ class FormatSpec:
     def _text(self, key: str, row: dict) -> str:
         paths = self._paths[key]
         if len(paths) == 1:
-            return canonical_text(fieldpath.get(paths[0], row), key)
+            path = paths[0]
+            # the common case, a top-level key, without the general path walk
+            if len(path) == 1 and path[0] in row:
+                return canonical_text(row[path[0]], key)
+            return canonical_text(fieldpath.get(path, row), key)
         parts = [canonical_text(fieldpath.get(paths[0], row), key)]
         for p in paths[1:]:
             v = fieldpath.get(p, row, None)
@@ -77,7 +81,7 @@ class FormatSpec:
 
     def extract(self, row: Any, rownum: int) -> Record:
         """Turn one raw row into a :class:`Record`; raises :class:`RecordError` when it cannot."""
-        if not isinstance(row, dict):
+        if type(row) is not dict:
             raise RecordError(
                 "not_object",
                 f"record is {'a list' if isinstance(row, list) else type(row).__name__}, not an object",
@@ -85,14 +89,14 @@ class FormatSpec:
             )
         prompt = self._text("prompt", row)
         target = self._text("target", row) if self.target is not None else None
-        rid = self._scalar("id", row)
+        rid = self._scalar("id", row) if self.id is not None else None
         return Record(
-            id=rid if rid is not None else str(rownum),
-            row=rownum,
-            prompt=prompt,
-            target=target,
-            group=self._scalar("group", row),
-            subset=self._scalar("subset", row),
+            rid if rid is not None else str(rownum),
+            rownum,
+            prompt,
+            target,
+            self._scalar("group", row) if self.group is not None else None,
+            self._scalar("subset", row) if self.subset is not None else None,
         )
 
 

@@ -64,7 +64,7 @@ class _Reader:
             self.files = src.files
             return iter_rows(src)
         if hasattr(data, "to_iterable_dataset") or isinstance(data, Iterable):
-            return (RawRow(self.name, f"row {i}", r) for i, r in enumerate(data))
+            return (RawRow(self.name, "row", i, r) for i, r in enumerate(data))
         raise LeakcheckError(f"{self.side}: cannot read a {type(data).__name__}; pass a path or an iterable of dicts")
 
     def _skip(self, file: str, where: str, reason: str, message: str, fix: str) -> None:
@@ -76,17 +76,19 @@ class _Reader:
 
     def records_of(self, data: Input) -> Iterator[Record]:
         f = self.fields
+        extract = None
         for raw in self._raw(data):
             rownum = self.rows
             self.rows += 1
-            if isinstance(raw, BadRow):
+            if type(raw) is BadRow:
                 self._skip(raw.file, raw.where, raw.reason, raw.what, raw.fix)
                 continue
             try:
-                if self.spec is None:
+                if extract is None:
                     self.spec = detect_format(raw.data, f.prompt, f.target, f.id, f.group)
                     self.first_where = raw.where
-                rec = self.spec.extract(raw.data, rownum)
+                    extract = self.spec.extract
+                rec = extract(raw.data, rownum)
             except RecordError as exc:
                 what = exc.what
                 if self.spec is not None and exc.reason in ("missing_field", "not_text"):
@@ -94,8 +96,6 @@ class _Reader:
                 self._skip(raw.file, raw.where, exc.reason, what, exc.fix or "")
                 continue
             self.records += 1
-            if rec.subset is not None:
-                self.subsets[rec.subset] = self.subsets.get(rec.subset, 0) + 1
             yield rec
 
     def info(self, display: str) -> InputInfo:
@@ -296,6 +296,10 @@ def load_records(data: Input, fields: Fields | None = None, on_error: str = "fai
     """
     reader = _Reader(_display(data, side), side, fields or Fields(), on_error)
     recs = list(reader.records_of(data))
+    # Counted here, off the streamed train path: reports need records per eval subset only.
+    for r in recs:
+        if r.subset is not None:
+            reader.subsets[r.subset] = reader.subsets.get(r.subset, 0) + 1
     return recs, reader.info(_display(data, side))
 
 

@@ -2,6 +2,12 @@
 
 Keys are the texts themselves, so a hit is string equality, never a hash collision.
 
+The normalized level first looks up a *prefix key*: the first :data:`KEY_CHARS` characters
+of the normalized text. That key can be computed from about the first :data:`PREFIX_RAW`
+raw characters alone, so a long train text that cannot match costs a
+short normalization, not a full one (normalizing all of a 900-character text takes ~8 µs,
+its head ~1 µs). Only a key hit normalizes the whole text and compares it in full.
+
 >>> from leakcheck.records import Record
 >>> d = TextMatchDetector("normalized", [Record("e0", 0, "What is  2+2?", "Four")], min_cross_chars=20)
 >>> list(d.probe([Record("t0", 0, "what is 2+2?", "four")]))
@@ -10,18 +16,53 @@ Keys are the texts themselves, so a hit is string equality, never a hash collisi
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..canon import normalize
 from ..records import Record
 from .base import Match
 
+PREFIX_RAW = 96
+KEY_CHARS = 48
 
-def _identity(text: str) -> str:
-    return text
+
+def prefix_key(text: str) -> str:
+    """``normalize(text)[:KEY_CHARS]``, computed from the head of ``text`` where that is exact.
+
+    The head is cut at a space followed by an ASCII character: no Unicode normalization or
+    case folding acts across such a boundary, and the last word of the head is whole, so
+    ``normalize(head)`` is a prefix of ``normalize(text)``. Where no such cut exists, the
+    whole text is normalized.
+
+    >>> t = "Some   LONG text, café " * 40
+    >>> prefix_key(t) == normalize(t)[:KEY_CHARS]
+    True
+    """
+    n = len(text)
+    if n > PREFIX_RAW:
+        k = text.find(" ", PREFIX_RAW)
+        if 0 < k < n - 1 and text[k + 1] < "\x80":
+            head = normalize(text[:k])
+            if len(head) >= KEY_CHARS:
+                return head[:KEY_CHARS]
+    return normalize(text)[:KEY_CHARS]
 
 
-KEYS: dict[str, Callable[[str], str]] = {"exact": _identity, "normalized": normalize}
+class _Index:
+    """Text -> eval indexes, for one field of the eval side at one level."""
+
+    __slots__ = ("full", "keys")
+
+    def __init__(self) -> None:
+        self.full: dict[str, list[int]] = {}
+        self.keys: set[str] = set()
+
+    def add(self, text: str, i: int, normalized: bool) -> None:
+        if normalized:
+            self.full.setdefault(normalize(text), []).append(i)
+            self.keys.add(prefix_key(text))
+        else:
+            self.full.setdefault(text, []).append(i)
 
 
 class TextMatchDetector:
@@ -34,50 +75,54 @@ class TextMatchDetector:
 
     def __init__(self, level: str, evals: Sequence[Record], min_cross_chars: int):
         self.level = level
-        self._key = KEYS[level]
-        self._min_cross = min_cross_chars
-        self.prompts: dict[str, list[int]] = {}
-        self.targets: dict[str, list[int]] = {}
-        self.cross_targets: dict[str, list[int]] = {}
-        self.cross_prompts: dict[str, list[int]] = {}
-        key = self._key
+        self._norm = level == "normalized"
+        self.prompts, self.targets = _Index(), _Index()
+        self.cross_targets, self.cross_prompts = _Index(), _Index()
         for i, r in enumerate(evals):
-            p = key(r.prompt)
-            self.prompts.setdefault(p, []).append(i)
-            if len(p) >= min_cross_chars:
-                self.cross_prompts.setdefault(p, []).append(i)
+            self.prompts.add(r.prompt, i, self._norm)
+            if len(r.prompt) >= min_cross_chars:
+                self.cross_prompts.add(r.prompt, i, self._norm)
             if r.target is not None:
-                t = key(r.target)
-                self.targets.setdefault(t, []).append(i)
-                if len(t) >= min_cross_chars:
-                    self.cross_targets.setdefault(t, []).append(i)
+                self.targets.add(r.target, i, self._norm)
+                if len(r.target) >= min_cross_chars:
+                    self.cross_targets.add(r.target, i, self._norm)
 
     def probe(self, batch: Sequence[Record]) -> Iterator[Match]:
-        key = self._key
-        prompts, targets = self.prompts, self.targets
-        cross_t, cross_p = self.cross_targets, self.cross_prompts
+        return self._probe_normalized(batch) if self._norm else self._probe_exact(batch)
+
+    def _probe_exact(self, batch: Sequence[Record]) -> Iterator[Match]:
+        P, T = self.prompts.full, self.targets.full
+        XT, XP = self.cross_targets.full, self.cross_prompts.full
         for pos, r in enumerate(batch):
-            p = key(r.prompt)
-            hit = prompts.get(p)
-            if hit:
-                for e in hit:
-                    yield Match(pos, e, "prompt", "prompt", 1.0)
-            hit = cross_t.get(p)
-            if hit:
-                for e in hit:
-                    yield Match(pos, e, "target", "prompt", 1.0)
-            if r.target is not None:
-                t = key(r.target)
-                hit = targets.get(t)
-                if hit:
-                    for e in hit:
-                        yield Match(pos, e, "target", "target", 1.0)
-                hit = cross_p.get(t)
-                if hit:
-                    for e in hit:
-                        yield Match(pos, e, "prompt", "target", 1.0)
+            p, t = r.prompt, r.target
+            if p in P or p in XT:
+                yield from _matches(pos, P.get(p), XT.get(p), "prompt")
+            if t is not None and (t in T or t in XP):
+                yield from _matches(pos, T.get(t), XP.get(t), "target")
+
+    def _probe_normalized(self, batch: Sequence[Record]) -> Iterator[Match]:
+        P, T, XT, XP = self.prompts, self.targets, self.cross_targets, self.cross_prompts
+        keys_p = P.keys | XT.keys
+        keys_t = T.keys | XP.keys
+        for pos, r in enumerate(batch):
+            if prefix_key(r.prompt) in keys_p:
+                n = normalize(r.prompt)
+                yield from _matches(pos, P.full.get(n), XT.full.get(n), "prompt")
+            t = r.target
+            if t is not None and prefix_key(t) in keys_t:
+                n = normalize(t)
+                yield from _matches(pos, T.full.get(n), XP.full.get(n), "target")
 
     def parameters(self) -> dict[str, Any]:
         if self.level == "exact":
             return {"method": "byte-identical canonical text"}
         return {"method": "identical after NFKC, case folding, whitespace collapsing, removal of BOM/zero-width characters"}
+
+
+def _matches(pos: int, same: list[int] | None, cross: list[int] | None, train_field: str) -> Iterator[Match]:
+    """Matches of one train field: same-field hits, then crossed-field hits."""
+    other = "target" if train_field == "prompt" else "prompt"
+    for e in same or ():
+        yield Match(pos, e, train_field, train_field, 1.0)
+    for e in cross or ():
+        yield Match(pos, e, other, train_field, 1.0)

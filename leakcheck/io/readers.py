@@ -22,7 +22,7 @@ import re
 import sys
 import zlib
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import orjson
 
@@ -45,11 +45,17 @@ class Source:
         return self.path
 
 
-@dataclass(frozen=True, slots=True)
-class RawRow:
+class RawRow(NamedTuple):
+    """One parsed row; ``where`` is built only when a message needs it."""
+
     file: str
-    where: str
+    unit: str  # "line" or "row"
+    index: int
     data: Any
+
+    @property
+    def where(self) -> str:
+        return f"{self.unit} {self.index}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,14 +187,17 @@ def _iter_json_lines(path: str) -> Iterator[RawRow | BadRow]:
                     yield from whole
                     return
                 fh = _open_bytes(path)
+            first = True
             for line in fh:
                 lineno += 1
-                if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
-                    line = line[3:]
-                if not line.strip():
+                if first:
+                    first = False
+                    if line.startswith(b"\xef\xbb\xbf"):
+                        line = line[3:]
+                if line.isspace() or not line:
                     continue
                 try:
-                    yield RawRow(path, f"line {lineno}", _decode_line(line))
+                    yield RawRow(path, "line", lineno, _decode_line(line))
                 except (ValueError, UnicodeDecodeError) as exc:
                     bad = _json_error(path, f"line {lineno}", line, exc)
                     if not line.endswith(b"\n") and bad.reason == "invalid_json":
@@ -224,10 +233,10 @@ def _try_whole_json(path: str, fh) -> Iterator[RawRow | BadRow] | None:
         if len(lists) == 1:
             obj = obj[lists[0]]
         else:
-            return iter([RawRow(path, "row 0", obj)])
+            return iter([RawRow(path, "row", 0, obj)])
     if not isinstance(obj, list):
         raise InputError(path, None, "holds a single JSON value, not records", "write one JSON object per line (JSONL)")
-    return (RawRow(path, f"row {i}", r) for i, r in enumerate(obj))
+    return (RawRow(path, "row", i, r) for i, r in enumerate(obj))
 
 
 def _iter_parquet(path: str) -> Iterator[RawRow | BadRow]:
@@ -244,7 +253,7 @@ def _iter_parquet(path: str) -> Iterator[RawRow | BadRow]:
     try:
         for batch in pf.iter_batches(batch_size=2048):
             for rec in batch.to_pylist():
-                yield RawRow(path, f"row {row}", rec)
+                yield RawRow(path, "row", row, rec)
                 row += 1
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, f"after row {row}", f"corrupt Parquet data ({str(exc)[:100]})", "re-create the file") from None
@@ -264,7 +273,7 @@ def _iter_csv(path: str) -> Iterator[RawRow | BadRow]:
                         yield BadRow(path, f"row {row} (line {reader.line_num})", "csv_extra_columns",
                                      "row has more columns than the header", "quote fields that contain the delimiter")
                     else:
-                        yield RawRow(path, f"row {row} (line {reader.line_num})", rec)
+                        yield RawRow(path, "row", row, rec)
                     row += 1
             except UnicodeDecodeError as e:
                 raise InputError(path, f"after row {row}", "invalid UTF-8", "re-encode the file as UTF-8") from None
@@ -286,5 +295,5 @@ def _iter_hf(path: str) -> Iterator[RawRow | BadRow]:
     row = 0
     for batch in ds.with_format("arrow").iter(batch_size=2048):
         for rec in batch.to_pylist():
-            yield RawRow(path, f"row {row}", rec)
+            yield RawRow(path, "row", row, rec)
             row += 1

@@ -200,6 +200,66 @@ def report(report_json: str, md_path: str | None, html_path: str | None) -> None
 
 
 @main.command()
+@click.argument("card_path", metavar="CARD", type=click.Path())
+@click.option("--report", "report_json", required=True, type=click.Path(dir_okay=False), help="The JSON report (from scan --json).")
+@click.option("--report-link", help="Link to the full report put in the card (default: the report's .md beside the JSON, else the JSON, relative to the card).")
+@click.option("--data-root", type=click.Path(file_okay=False), help="Folder the scan's relative data paths start from, for the file hashes (default: current folder).")
+@click.option("--pretty-name", help="Dataset name for a card created from the template (default: the card's folder name).")
+def card(card_path: str, report_json: str, report_link: str | None, data_root: str | None, pretty_name: str | None) -> None:
+    """Write the "Train/eval overlap" section of a Hugging Face dataset card.
+
+    CARD is a README.md or a folder holding one; a missing card is created from the
+    dataset-card template. Running again replaces the section (between its markers) and the
+    `leakcheck` key of the YAML header, and leaves the rest of the card untouched.
+
+    \b
+    Example:
+        leakcheck card my_dataset/ --report leaks.json
+    """
+    from .report.card import card_file, update_card
+    from .report.load import load_report
+
+    result, policy = load_report(report_json)
+    target = card_file(card_path)
+    if report_link is None:
+        md = os.path.splitext(report_json)[0] + ".md"
+        linked = md if os.path.isfile(md) else report_json
+        report_link = os.path.relpath(os.path.abspath(linked), os.path.dirname(os.path.abspath(target))).replace(os.sep, "/")
+    written = update_card(target, result, policy, report_link, data_root, pretty_name)
+    click.echo(f"wrote the Train/eval overlap section of {written}")
+
+
+@main.command()
+@click.argument("report_json", metavar="REPORT.json", type=click.Path(dir_okay=False))
+@click.option("--dataset", "evaluation_dataset", required=True, help="The evaluation dataset, e.g. its Hub id (column 'Evaluation Dataset').")
+@click.option("--source", "contaminated_source", required=True, help="The train data it was found in (column 'Contaminated Source').")
+@click.option("--subset", default="", help="The evaluation dataset's subset/config (column 'Subset').")
+@click.option("--by-subset", is_flag=True, help="One row per eval data_source/subset instead of one row.")
+@click.option("--split", type=click.Choice(["train", "dev", "test"]), default="test", show_default=True, help="Which split of the evaluation dataset the eval side is.")
+@click.option("--model", "is_model", is_flag=True, help="The source is a model, not a corpus.")
+@click.option("--reference", default="", help="URL of the evidence, e.g. the published report (column 'Reference').")
+@click.option("--pr", default="", help="Number of the pull request to the database, once opened (column 'PR').")
+@click.option("--no-header", is_flag=True, help="Print only the row(s), not the column names.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of printing.")
+def conda(report_json: str, output: str | None, no_header: bool, is_model: bool, **opts: Any) -> None:
+    """Export a JSON report as row(s) of the CONDA data-contamination database.
+
+    \b
+    Example:
+        leakcheck conda leaks.json --dataset openai/gsm8k --subset main --source my-org/sft-mix --reference https://...
+    """
+    from .report.conda import to_conda, write_conda
+    from .report.load import load_report
+
+    result, _ = load_report(report_json)
+    text = to_conda(result, header=not no_header, source_type="model" if is_model else "corpus", **opts)
+    if output:
+        write_conda(text, output)
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command()
 def examples() -> None:
     """List the bundled example datasets and a command to scan each."""
     base = os.path.join(os.path.dirname(__file__), "data")

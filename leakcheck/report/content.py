@@ -34,6 +34,8 @@ CHARTS = {
 }
 #: Levels whose score is a similarity (plotted against their threshold).
 SCORED_LEVELS = ("near", "contained")
+#: Level parameters that are settings (shown in the reports); the rest are run statistics (JSON only).
+SETTINGS = ("threshold", "shingle", "ngram", "num_perm", "seed", "bands", "rows", "template_share")
 #: Width of the score histogram bins.
 BIN = 0.05
 
@@ -73,7 +75,10 @@ def method_lines(result: ScanResult, policy: Policy) -> list[str]:
     """How the comparison was made: each level with its parameters, chance rule, gate."""
     out = []
     for lv, params in result.parameters["levels"].items():
-        desc = "; ".join(f"{k}: {v}" for k, v in params.items())
+        settings = [f"{k} {params[k]}" for k in SETTINGS if k in params]
+        desc = "; ".join([str(params.get("method", ""))] + ([", ".join(settings)] if settings else []))
+        if set(params) - {"method", *SETTINGS}:
+            desc += " (statistics of the run are in the JSON report)"
         out.append(f"`{lv}`: {desc}")
     out.append(
         f"A target match is a *chance match* (reported apart, not gated) when the eval target is shorter than "
@@ -160,16 +165,21 @@ def score_bins(result: ScanResult) -> tuple[list[float], dict[str, list[int]]]:
     scores = {lv: v for lv, v in scores.items() if v}
     if not scores:
         return [], {}
+    # Integer micro-units keep a score that sits on a bin edge (0.6) in the bin it opens.
+    unit = round(BIN * 1_000_000)
+
+    def bin_of(x: float) -> int:
+        return round(x * 1_000_000) // unit
+
     lows = [min(v) for v in scores.values()] + list(thresholds(result).values())
-    nlow = int(min(lows) / BIN + 1e-9)
+    nlow = bin_of(min(lows))
     n = max(1, round(1 / BIN) - nlow)
     edges = [round((nlow + i) * BIN, 4) for i in range(n + 1)]
     counts = {}
     for lv, v in scores.items():
         c = [0] * n
         for x in v:
-            i = min(n - 1, max(0, int((x - edges[0]) / BIN + 1e-9)))
-            c[i] += 1
+            c[min(n - 1, max(0, bin_of(x) - nlow))] += 1
         counts[lv] = c
     return edges, counts
 

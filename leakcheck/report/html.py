@@ -221,5 +221,6 @@ def to_html(result: ScanResult, policy: Policy | None = None, title: str = "Trai
     return "\n".join(x for x in p if x)
 
 
-def write_html(result: ScanResult, path: str | os.PathLike, policy: Policy | None = None) -> None:
-    write_atomic(path, to_html(result, policy))
+def write_html(result: ScanResult, path: str | os.PathLike, policy: Policy | None = None,
+               title: str = "Train/eval contamination report") -> None:
+    write_atomic(path, to_html(result, policy, title))

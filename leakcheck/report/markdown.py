@@ -83,7 +83,8 @@ def to_markdown(result: ScanResult, policy: Policy | None = None, title: str = "
     return "\n".join(out)
 
 
-def write_markdown(result: ScanResult, path: str | os.PathLike, policy: Policy | None = None, plots: bool = True) -> list[str]:
+def write_markdown(result: ScanResult, path: str | os.PathLike, policy: Policy | None = None, plots: bool = True,
+                   title: str = "Train/eval contamination report") -> list[str]:
     """Write the report and, with ``plots``, its charts as PNG files beside it; returns the paths written.
 
     A chart that has nothing to show this time is removed if an earlier run left one.
@@ -103,5 +104,5 @@ def write_markdown(result: ScanResult, path: str | os.PathLike, policy: Policy |
                 written.append(target)
             elif os.path.exists(target):
                 os.unlink(target)
-    write_atomic(path, to_markdown(result, policy, images=images))
+    write_atomic(path, to_markdown(result, policy, title, images=images))
     return [*written, os.fspath(path)]

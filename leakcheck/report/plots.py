@@ -75,17 +75,18 @@ def scores_chart(result: ScanResult) -> bytes | None:
         for j, (lv, c) in enumerate(counts.items()):
             xs = [edges[i] + w * (j + 0.25) for i in range(len(c))]
             ax.bar(xs, c, w, align="edge", label=f"{lv} findings", color=_COLORS.get(lv))
-        for lv, t in th.items():
-            if lv in counts:
-                ax.axvline(t, color=_COLORS.get(lv), linestyle="--", linewidth=1.2)
-                ax.annotate(f"{lv} threshold {t:g}", (t, 1), xycoords=("data", "axes fraction"),
-                            xytext=(3, -12), textcoords="offset points", fontsize=8, color=_COLORS.get(lv))
-        ax.set_xlim(edges[0], edges[-1])
+        for j, lv in enumerate(lv for lv in th if lv in counts):
+            ax.axvline(th[lv], color=_COLORS.get(lv), linestyle="--", linewidth=1.2)
+            ax.annotate(f"{lv} threshold {th[lv]:g}", (th[lv], 1), xycoords=("data", "axes fraction"),
+                        xytext=(3, -12 - 12 * j), textcoords="offset points", fontsize=8, color=_COLORS.get(lv))
+        top = max(max(c) for c in counts.values())
+        ax.set_ylim(0, top * 1.3 + 0.5)
+        ax.set_xlim(edges[0] - content.BIN / 2, edges[-1] + content.BIN / 4)
         ax.set_xlabel("similarity score")
         ax.set_ylabel("findings")
         ax.yaxis.get_major_locator().set_params(integer=True)
         ax.set_title(CHARTS["scores"])
-        ax.legend(fontsize=8, loc="upper left")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         ax.spines[["top", "right"]].set_visible(False)
         fig.tight_layout()
         return _png(fig)

@@ -1,0 +1,285 @@
+"""The "Train/eval overlap" section of a Hugging Face dataset card, and its ``leakcheck`` metadata.
+
+The section sits between two markers; running again replaces it and nothing else. The
+structured numbers go into the YAML header under one ``leakcheck`` key, serialized through
+huggingface_hub's :class:`~huggingface_hub.DatasetCardData`; every other line of the
+header stays byte for byte as it was. A missing card is created from huggingface_hub's
+dataset-card template.
+
+>>> text = "---\\nlicense: mit  # keep me\\n---\\n\\n# My data\\n"
+>>> new = replace_section(text, "<!-- leakcheck:start -->\\n## Train/eval overlap\\n<!-- leakcheck:end -->", {"version": "0.1.0"})
+>>> print(new)
+---
+license: mit  # keep me
+leakcheck:
+  version: 0.1.0
+---
+<BLANKLINE>
+# My data
+<BLANKLINE>
+<!-- leakcheck:start -->
+## Train/eval overlap
+<!-- leakcheck:end -->
+<BLANKLINE>
+>>> replace_section(new, "<!-- leakcheck:start -->\\n## Train/eval overlap\\n<!-- leakcheck:end -->", {"version": "0.1.0"}) == new
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from typing import Any
+
+from .. import __version__
+from ..config import Policy
+from ..errors import InputError, UsageError
+from ..result import InputInfo, ScanResult
+from . import content
+from ._atomic import write_atomic
+from .markdown import table
+
+START = "<!-- leakcheck:start -->"
+END = "<!-- leakcheck:end -->"
+KEY = "leakcheck"
+#: Eval ids listed in the card text; the metadata and the report list them all.
+MAX_IDS = 200
+
+
+def card_file(path: str | os.PathLike) -> str:
+    """The card's file: ``path`` itself when it names a ``.md`` file, else ``README.md`` inside it.
+
+    >>> card_file("cards/README.md"), card_file("cards/gsm8k")
+    ('cards/README.md', 'cards/gsm8k/README.md')
+    """
+    p = os.fspath(path)
+    return p if not os.path.isdir(p) and p.lower().endswith(".md") else os.path.join(p, "README.md")
+
+
+def sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def fingerprints(info: InputInfo, root: str | os.PathLike | None = None) -> list[dict[str, str | None]]:
+    """sha256 of each data file of one side; ``None`` for a file that is not there (any more).
+
+    Relative paths are taken from ``root`` (default: the current folder), as the scan saw them.
+    """
+    out = []
+    for f in info.files:
+        full = f if os.path.isabs(f) or root is None else os.path.join(os.fspath(root), f)
+        out.append({"path": f, "sha256": sha256_file(full) if os.path.isfile(full) else None})
+    return out
+
+
+def metadata(result: ScanResult, policy: Policy, report_link: str | None, prints: dict[str, list[dict]]) -> dict[str, Any]:
+    """The structured results stored under ``leakcheck`` in the card's YAML header."""
+    s = result.summary()
+    tr = content.train_side(result)
+    ntrain = result.train.records
+
+    def side(info: InputInfo, name: str) -> dict[str, Any]:
+        d: dict[str, Any] = {"path": info.path, "format": info.format, "records": info.records, "files": prints[name]}
+        if info.subsets:
+            d["subsets"] = dict(sorted(info.subsets.items()))
+        return d
+
+    ids = content.contaminated_ids(result)
+    meta: dict[str, Any] = {
+        "version": __version__,
+        "scanned_at": result.created_at,
+        "report": report_link,
+        "compared": {"eval": side(result.eval, "eval"), "train": side(result.train, "train")},
+        "method": {
+            "levels": list(result.levels),
+            "parameters": {lv: {k: v for k, v in p.items() if k == "method" or k in content.SETTINGS}
+                           for lv, p in result.parameters["levels"].items()},
+            "short_target_chars": result.parameters["short_target_chars"],
+            "max_target_hits": result.parameters["max_target_hits"],
+            "fail_on": policy.describe(),
+        },
+        "contaminated": {
+            "eval": {
+                "count": s["contaminated"]["count"],
+                "percent": s["contaminated"]["percent"],
+                "by_kind": {k: {"count": v["count"], "percent": v["percent"]} for k, v in s["by_kind"].items()},
+            },
+            "train": {
+                "count": tr["any"],
+                "percent": content.pct(tr["any"], ntrain),
+                "by_kind": {k: {"count": n, "percent": content.pct(n, ntrain)} for k, n in tr.items() if k != "any"},
+            },
+        },
+        "chance_target_matches": s["chance_target_matches"]["count"],
+        "eval_ids": ids,
+    }
+    subs = content.subset_rows(result)
+    if subs:
+        meta["contaminated"]["eval"]["by_subset"] = {
+            name: {"count": c, "records": n, "percent": content.pct(c, n)} for name, n, c, _ in subs
+        }
+    return meta
+
+
+def _kinds_sentence(result: ScanResult) -> str:
+    s = result.summary()
+    parts = [f"{v['count']} `{k}` ({content.KIND_TEXT[k]})" for k, v in s["by_kind"].items()]
+    return "By kind of match: " + "; ".join(parts) + "." if parts else ""
+
+
+def section(result: ScanResult, policy: Policy, report_link: str | None, prints: dict[str, list[dict]]) -> str:
+    """The card section, markers included."""
+    s = result.summary()
+    c = s["contaminated"]
+    out = [
+        START,
+        "<!-- Written by leakcheck; `leakcheck card` replaces everything between these two markers. -->",
+        "## Train/eval overlap",
+        "",
+        f"**{c['count']} of {s['eval_records']} eval records ({c['percent']}%) also occur in the train split.** "
+        + _kinds_sentence(result),
+        "",
+        f"Measured with leakcheck {__version__} on {result.created_at}"
+        + (f"; full report: [{os.path.basename(report_link)}]({report_link})." if report_link else "."),
+        "",
+        "### What was compared",
+        "",
+        "Every eval record was looked up in the train split, field by field: the prompt, the reward target "
+        "(reference answer, document or rubric) and both together (`pair`).",
+        "",
+    ]
+    rows = []
+    for name, info in (("eval", result.eval), ("train", result.train)):
+        fields = ", ".join(f"{k}=`{v}`" for k, v in info.fields.items() if v)
+        rows.append((name, f"`{info.path}`", f"`{info.format}`", fields, info.records))
+    out += table(content.Table(("split", "path", "format", "fields", "records"), tuple(rows), numeric=frozenset({4})))
+    out += ["", "Data fingerprints (sha256 of each file):", ""]
+    for name in ("eval", "train"):
+        for fp in prints[name]:
+            digest = f"`{fp['sha256']}`" if fp["sha256"] else "(file not found when the card was written)"
+            out.append(f"- {name}: `{fp['path']}` {digest}")
+    out += ["", "### Method and thresholds", ""] + [f"- {line}" for line in content.method_lines(result, policy)]
+    out += ["", "### Contaminated records per split and kind", ""]
+    out += table(content.split_table(result))
+    out += ["", "By level (eval records; one record can match at several levels):", ""]
+    out += table(content.kind_level_table(result))
+    subsets = content.subset_table(result)
+    if subsets is not None:
+        out += ["", "By eval subset (`data_source`):", ""] + table(subsets)
+    ids = content.contaminated_ids(result)
+    out += ["", "### Contaminated eval ids", ""]
+    if not ids:
+        out.append("None.")
+    else:
+        shown = ", ".join(f"`{i}`" for i in ids[:MAX_IDS])
+        more = f", and {len(ids) - MAX_IDS} more (all are in the `leakcheck.eval_ids` metadata and the report)" if len(ids) > MAX_IDS else ""
+        out.append(f"{len(ids)} ids: {shown}{more}.")
+    out.append(END)
+    return "\n".join(out)
+
+
+_HEADER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?(?:\n|\Z)", re.S | re.M)
+
+
+def _yaml_block(meta: dict[str, Any]) -> str:
+    from huggingface_hub import DatasetCardData
+
+    return DatasetCardData(**{KEY: meta}).to_yaml()
+
+
+def _replace_key(header: str, block: str) -> str:
+    """Put ``block`` (a top-level ``leakcheck:`` mapping) in ``header`` where the old one was, or at its end."""
+    lines = header.split("\n") if header else []
+    start = next((i for i, ln in enumerate(lines) if re.match(rf"{KEY}\s*:", ln)), None)
+    if start is None:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        return "\n".join(lines + block.split("\n"))
+    end = start + 1
+    while end < len(lines) and (lines[end].startswith((" ", "\t")) or not lines[end].strip()):
+        end += 1
+    # Blank lines that separated our block from the next key belong to that key.
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    return "\n".join(lines[:start] + block.split("\n") + lines[end:])
+
+
+def replace_section(text: str, sect: str, meta: dict[str, Any]) -> str:
+    """``text`` with its leakcheck section and ``leakcheck`` metadata replaced (or added)."""
+    m = _HEADER.match(text)
+    if m:
+        header, body = m.group(1), text[m.end():]
+    else:
+        header, body = "", ("\n" + text if text else "")
+    header = _replace_key(header.rstrip("\n") if header.strip() else "", _yaml_block(meta))
+    i, j = body.find(START), body.find(END)
+    if i >= 0 and j > i:
+        body = body[:i] + sect + body[j + len(END):]
+    elif i >= 0 or j >= 0:
+        raise UsageError(f"the card has a {'start' if i >= 0 else 'end'} marker of the leakcheck section but not the other; "
+                         f"remove the stray {START if i >= 0 else END} line")
+    else:
+        body = body.rstrip("\n") + "\n\n" + sect + "\n"
+    return f"---\n{header}\n---\n{body}"
+
+
+def new_card(pretty_name: str, **template_kwargs: Any) -> str:
+    """A card made from huggingface_hub's dataset-card template (needs Jinja2)."""
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    try:
+        card = DatasetCard.from_template(DatasetCardData(pretty_name=pretty_name), **template_kwargs)
+    except ImportError as exc:
+        raise UsageError(f"creating a dataset card from the template needs Jinja2 ({exc}); pip install jinja2, "
+                         "or pass an existing README.md") from None
+    return card.content.rstrip("\n") + "\n"
+
+
+def check_card(text: str, path: str = "README.md") -> None:
+    """Fail unless huggingface_hub parses the card and its metadata into DatasetCardData."""
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    try:
+        card = DatasetCard(text, ignore_metadata_errors=False)
+    except Exception as exc:  # huggingface_hub raises ValueError or yaml errors
+        why = " ".join(str(exc).split())
+        raise InputError(path, None, f"not a valid dataset card ({type(exc).__name__}: {why})", "fix the YAML header") from None
+    if not isinstance(card.data, DatasetCardData):
+        raise InputError(path, None, "the card's metadata does not parse as DatasetCardData", "fix the YAML header")
+
+
+def update_card(path: str | os.PathLike, result: ScanResult, policy: Policy | None = None, report_link: str | None = None,
+                data_root: str | os.PathLike | None = None, pretty_name: str | None = None,
+                template_kwargs: dict[str, Any] | None = None) -> str:
+    """Write (or rewrite) the Train/eval overlap section of the card at ``path``; returns the file written.
+
+    ``path`` is a ``README.md`` or a folder holding one; a missing card is created from
+    the template. ``report_link`` is put in the card as given (a URL or a path relative to
+    the card). ``data_root`` is where the scan's relative data paths start (fingerprints).
+    """
+    policy = policy or Policy()
+    f = card_file(path)
+    if os.path.exists(f):
+        try:
+            with open(f, encoding="utf-8", newline="") as fh:
+                text = fh.read()
+        except UnicodeDecodeError:
+            raise InputError(f, None, "not UTF-8 text", "a dataset card is a UTF-8 README.md") from None
+        check_card(text, f)
+    else:
+        folder = os.path.dirname(os.path.abspath(f))
+        if not os.path.isdir(folder) and os.path.isdir(os.path.dirname(folder)):
+            os.mkdir(folder)
+        name = pretty_name or os.path.basename(folder)
+        text = new_card(name, **(template_kwargs or {}))
+    prints = {"eval": fingerprints(result.eval, data_root), "train": fingerprints(result.train, data_root)}
+    meta = metadata(result, policy, report_link, prints)
+    new = replace_section(text, section(result, policy, report_link, prints), meta)
+    check_card(new, f)
+    write_atomic(f, new)
+    return f

@@ -122,3 +122,15 @@ def test_arbitrary_unicode_never_crashes_and_reports_are_byte_identical(train, e
         write_json(a, Path(d) / "r.json")
         write_markdown(a, Path(d) / "r.md")
         assert json.loads((Path(d) / "r.json").read_text(encoding="utf-8"))["summary"]["eval_records"] == len(ev)
+
+
+LONG_TEXT = st.lists(st.one_of(ANY_TEXT, SMALL, st.sampled_from(["word", "  ", " ", "\n", "Ab", "e\u0301", "\u0301", "ﬁ", "ß"])), min_size=1, max_size=120).map("".join)
+
+
+@SETTINGS
+@given(LONG_TEXT)
+def test_prefix_key_is_the_head_of_the_normalized_text(t):
+    """The normalized level's fast path never changes what matches."""
+    from leakcheck.detect.hashing import KEY_CHARS, prefix_key
+
+    assert prefix_key(t) == normalize(t)[:KEY_CHARS]

@@ -177,4 +177,9 @@ class ScanResult:
             "findings": len(self.findings),
             "chance_target_matches": {"count": len(self.chance), "percent": _pct(len(self.chance), total)},
             "eval_duplicates": {"groups": len(self.eval_duplicates), "records": len(dup_rows)},
+            # rows = records + skipped on each side: nothing is dropped without a count
+            "skipped_rows": {
+                "train": {"count": sum(self.train.skipped.values()), "by_reason": dict(sorted(self.train.skipped.items()))},
+                "eval": {"count": sum(self.eval.skipped.values()), "by_reason": dict(sorted(self.eval.skipped.items()))},
+            },
         }

@@ -155,6 +155,11 @@ def test_mixed_schemas_skip_counts_add_up(tmp_path, ev):
     p = write_jsonl(tmp_path / "t.jsonl", rows)
     r = leakcheck.scan(p, ev, SKIP)
     assert r.train.rows == 8 and r.train.records == 5 and r.train.skipped == {"missing_field": 3}
+    assert r.summary()["skipped_rows"] == {"train": {"count": 3, "by_reason": {"missing_field": 3}}, "eval": {"count": 0, "by_reason": {}}}
+    from leakcheck.report.json import to_dict
+
+    listed = to_dict(r)["train"]["skipped_rows"]
+    assert [(x["where"], x["reason"]) for x in listed] == [("line 6", "missing_field"), ("line 7", "missing_field"), ("line 8", "missing_field")]
     code, out = cli(p, ev, "--on-error", "skip")
     assert code == 3 and "skipped in" in out and "PARTIAL SCAN" in out
     assert cli(p, ev, "--on-error", "skip", "--allow-partial")[0] == 0

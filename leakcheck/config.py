@@ -109,13 +109,16 @@ class NearConfig:
 
     ``template_share``: a shingle found in at least this share of the texts of one field of
     one file (and in at least ``template_min_records`` texts) is a template, suppressed
-    before matching.
+    before matching. ``lsh_fp_weight``: weight of false positives (against ``1 -`` it for
+    false negatives) in datasketch's choice of LSH bands/rows; candidates are verified, so
+    a false positive costs only time.
     """
 
     threshold: float = 0.6
-    shingle: int = 5
+    shingle: int = 3
     num_perm: int = 128
     seed: int = 1
+    lsh_fp_weight: float = 0.02
     template_share: float = 0.05
     template_min_records: int = 20
 
@@ -125,7 +128,7 @@ class ContainedConfig:
     """n-gram containment settings (the ``contained`` level); template knobs as in :class:`NearConfig`."""
 
     ngram: int = 13
-    threshold: float = 0.5
+    threshold: float = 0.6
     template_share: float = 0.05
     template_min_records: int = 20
 

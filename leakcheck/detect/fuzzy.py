@@ -81,7 +81,7 @@ class _GramIndex:
 
     def _index_evals(self, evals: Sequence[Record]) -> None:
         self.E = len(evals)
-        self._eval_words = {f: grams.words([getattr(r, f) for r in evals], keep=True) for f in FIELDS}
+        self._eval_words = {f: grams.words([getattr(r, f) for r in evals]) for f in FIELDS}
         self.has_target = np.array([r.target is not None for r in evals], dtype=bool)
         h_parts, item_parts = [], []
         # template hash -> (population, share, text); the strongest population is kept
@@ -107,17 +107,16 @@ class _GramIndex:
         if n_texts == 0 or len(h) == 0:
             return
         limit = max(self.template_min_records, math.ceil(self.template_share * n_texts))
-        uniq, df, where = grams.doc_freq(h, text_of)
-        hot = np.flatnonzero(df >= limit)
-        self.suppressed_by[population] += len(hot)
-        if len(hot) == 0:
+        uniq, df, where = grams.doc_freq(h, text_of, limit)
+        self.suppressed_by[population] += len(uniq)
+        if len(uniq) == 0:
             return
         starts = grams.ngram_starts(w, self.n)
-        for i in hot[np.argsort(-df[hot], kind="stable")]:
+        for i in np.argsort(-df, kind="stable"):
             key = int(uniq[i])
             share = float(df[i]) / n_texts
             if key not in self.templates or share > self.templates[key][1]:
-                text = w.text(int(starts[where[i]]), self.n) if w.series is not None else ""
+                text = w.text(int(starts[where[i]]), self.n)
                 self.templates[key] = (population, share, text)
 
     def _rebuild(self) -> None:
@@ -146,8 +145,7 @@ class _GramIndex:
             w = _CACHE.get(sample, f)
             n_texts = sum(getattr(r, f) is not None for r in sample)
             h, text_of = grams.ngrams(w, self.n)
-            # The sample's words were hashed without keeping them; re-tokenize only to show examples.
-            self._learn_templates(_Shown(sample, f, w), h, text_of, n_texts, _POPULATIONS[2 + fi])
+            self._learn_templates(w, h, text_of, n_texts, _POPULATIONS[2 + fi])
         self.primed = len(sample)
         if len(self.templates) != before:
             self._rebuild()
@@ -194,20 +192,6 @@ class _GramIndex:
         return out
 
 
-class _Shown:
-    """Shows the n-grams of a train sample that were hashed without their words."""
-
-    def __init__(self, sample: Sequence[Record], field: str, w: grams.Words):
-        self.sample, self.field, self.w = sample, field, w
-        self.lengths, self.offsets = w.lengths, w.offsets
-        self.series = True
-
-    def text(self, start: int, n: int) -> str:
-        i = int(np.searchsorted(self.offsets, start, side="right")) - 1
-        one = grams.words([getattr(self.sample[i], self.field)], keep=True)
-        return one.text(start - int(self.offsets[i]), n)
-
-
 class ContainedDetector(_GramIndex):
     """Share of an eval item's distinct word n-grams found in one train text.
 
@@ -234,10 +218,10 @@ class ContainedDetector(_GramIndex):
             hit = kidx >= 0
             if not hit.any():
                 continue
-            pair = np.unique(text_of[hit] * len(keys) + kidx[hit])
+            pair = grams.unique_counts(text_of[hit] * len(keys) + kidx[hit])[0]
             rec, k = np.divmod(pair, len(keys))
             row, item = self.postings.expand(k)
-            counts_key, counts = np.unique(rec[row] * n_items + item, return_counts=True)
+            counts_key, counts = grams.unique_counts(rec[row] * n_items + item)
             t, item = np.divmod(counts_key, n_items)
             score = counts / self.size[item]
             ok = np.flatnonzero(score >= self.threshold)
@@ -272,12 +256,12 @@ class NearDetector(_GramIndex):
 
     def __init__(self, evals: Sequence[Record], config: ScanConfig):
         from datasketch import MinHash
-        from datasketch.lsh import _optimal_param
 
         c = config.near
         self.n, self.threshold, self.num_perm, self.seed = c.shingle, c.threshold, c.num_perm, c.seed
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
-        self.bands, self.rows = _optimal_param(c.threshold, c.num_perm, 0.5, 0.5)
+        self.fp_weight = c.lsh_fp_weight
+        self.bands, self.rows = optimal_param(c.threshold, c.num_perm, c.lsh_fp_weight, 1.0 - c.lsh_fp_weight)
         m = MinHash(num_perm=c.num_perm, seed=c.seed)
         if getattr(m, "scheme", "affine32") != "affine32":  # pragma: no cover - other datasketch
             raise RuntimeError("datasketch's default MinHash scheme is not affine32")
@@ -303,7 +287,7 @@ class NearDetector(_GramIndex):
         for i in range(0, len(hv), self._CHUNK):
             part, t = hv[i : i + self._CHUNK], text_of[i : i + self._CHUNK]
             phv = part[:, None] * self._a + self._b
-            starts = np.flatnonzero(np.r_[True, t[1:] != t[:-1]])
+            starts = np.flatnonzero(np.diff(t, prepend=-1))
             ids = t[starts]
             out[ids] = np.minimum(out[ids], np.minimum.reduceat(phv, starts, axis=0))
         return out
@@ -327,10 +311,17 @@ class NearDetector(_GramIndex):
             if len(h) == 0:
                 continue
             size_a = grams.distinct_counts(h, text_of, n)
-            hit = union.find(h) >= 0
-            _, mt, _ = grams.distinct_pairs(h[hit], text_of[hit])
-            shared = np.bincount(mt, minlength=n)
-            alive = (size_a > 0) & (shared >= t * size_a - 1e-9)
+            k = union.find(h)
+            hit = k >= 0
+            # Counting shared shingles with repeats bounds the distinct count from above: a cheap first cut.
+            alive = (size_a > 0) & (np.bincount(text_of[hit], minlength=n) >= t * size_a - 1e-9)
+            if not alive.any():
+                continue
+            hit &= alive[text_of]
+            # distinct (text, eval shingle) pairs, packed exactly into one sortable integer
+            pairs = grams.unique_counts((text_of[hit] << 32) | k[hit])[0]
+            shared = np.bincount(pairs >> 32, minlength=n)
+            alive &= shared >= t * size_a - 1e-9
             if not alive.any():
                 continue
             keep = alive[text_of]
@@ -342,7 +333,7 @@ class NearDetector(_GramIndex):
             row, item = self._lookup(sig)
             if len(item) == 0:
                 continue
-            cand = np.unique(row * (2 * self.E) + item)
+            cand = grams.unique_counts(row * (2 * self.E) + item)[0]
             self.stats["lsh_candidates"] += len(cand)
             # distinct shingles of each hashed text, contiguous per text
             dh, dt, _ = grams.distinct_pairs(hs, local)
@@ -374,10 +365,34 @@ class NearDetector(_GramIndex):
             "seed": self.seed,
             "bands": self.bands,
             "rows": self.rows,
+            "lsh_fp_weight": self.fp_weight,
             "eval_items_indexed": int((self.size > 0).sum()),
             **self._template_params(),
             **self.stats,
         }
+
+
+def optimal_param(threshold: float, num_perm: int, fp_weight: float, fn_weight: float) -> tuple[int, int]:
+    """LSH (bands, rows) as ``datasketch.lsh._optimal_param`` chooses them, vectorized.
+
+    datasketch integrates each (b, r) with scipy's ``quad`` (~1 s for 128 permutations);
+    here all pairs are integrated at once with the trapezoid rule on a fine grid.
+
+    >>> optimal_param(0.6, 128, 0.5, 0.5)
+    (18, 7)
+    """
+    pairs = [(b, r) for b in range(1, num_perm + 1) for r in range(1, num_perm // b + 1)]
+    b = np.array([p[0] for p in pairs], dtype=float)[:, None]
+    r = np.array([p[1] for p in pairs], dtype=float)[:, None]
+
+    def integral(lo: float, hi: float, miss: bool) -> np.ndarray:
+        s = np.linspace(lo, hi, 2001)[None, :]
+        p = 1.0 - (1.0 - s**r) ** b
+        y = 1.0 - p if miss else p
+        return (y[:, 1:] + y[:, :-1]).sum(axis=1) * (hi - lo) / 4000.0
+
+    error = fp_weight * integral(0.0, threshold, False) + fn_weight * integral(threshold, 1.0, True)
+    return pairs[int(np.argmin(error))]
 
 
 def _fmix32(h: np.ndarray) -> np.ndarray:

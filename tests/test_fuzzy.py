@@ -1,0 +1,281 @@
+"""The near and contained levels (issue 3): verified scores, cross-field kinds, templates, real data."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from datasketch import MinHash
+
+import leakcheck
+from leakcheck import ScanConfig
+from leakcheck.canon import normalize
+from leakcheck.config import ContainedConfig, NearConfig
+from leakcheck.detect import fuzzy, grams
+from leakcheck.records import Record
+
+from .conftest import write_jsonl
+from .helpers import triples
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "fuzzy"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+needs_gsm8k = pytest.mark.skipif(not (SHARED / "gsm8k" / "train.jsonl").is_file(), reason="shared/data/gsm8k is not present")
+needs_mbpp = pytest.mark.skipif(not (SHARED / "mbpp" / "mbpp.jsonl").is_file(), reason="shared/data/mbpp is not present")
+
+FUZZY = ScanConfig(levels=("near", "contained"))
+ALL = ScanConfig()
+
+Q = ("A bakery sells muffins for 3 dollars each and cookies for 2 dollars each. On Monday it sold 45 muffins "
+     "and twice as many cookies as muffins. On Tuesday it sold 10 fewer muffins than on Monday and the same "
+     "number of cookies. How much money did the bakery make on the two days together?")
+A = ("On Monday it sold 45 * 2 = 90 cookies, so it made 45 * 3 + 90 * 2 = 135 + 180 = 315 dollars. On Tuesday "
+     "it sold 45 - 10 = 35 muffins and 90 cookies, so it made 35 * 3 + 90 * 2 = 105 + 180 = 285 dollars. "
+     "Together it made 315 + 285 = 600 dollars.\n#### 600")
+OTHER_Q = ("Lena has a garden with 4 rows of tulips and 7 tulips in each row. She plants 9 more tulips along the "
+           "fence. How many tulips are in her garden now?")
+OTHER_A = "4 rows of 7 tulips is 4 * 7 = 28 tulips. With 9 more she has 28 + 9 = 37 tulips.\n#### 37"
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"\w+", normalize(text))
+
+
+def shingle_set(text: str, k: int) -> set[tuple[str, ...]]:
+    w = words(text)
+    return {tuple(w[i : i + k]) for i in range(len(w) - k + 1)}
+
+
+def jaccard(a: str, b: str, k: int = 3) -> float:
+    x, y = shingle_set(a, k), shingle_set(b, k)
+    return len(x & y) / len(x | y)
+
+
+def containment(eval_text: str, train_text: str, n: int = 13) -> float:
+    x = shingle_set(eval_text, n)
+    return len(x & shingle_set(train_text, n)) / len(x)
+
+
+def chat(q: str, a: str) -> dict:
+    return {"messages": [{"role": "system", "content": "You are a math tutor."},
+                         {"role": "user", "content": q}, {"role": "assistant", "content": a}]}
+
+
+def replace_words(text: str, positions: dict[int, str]) -> str:
+    ws = text.split(" ")
+    for i, w in positions.items():
+        ws[i] = w
+    return " ".join(ws)
+
+
+# -- building blocks -------------------------------------------------------------------------
+
+def test_words_fold_like_normalize():
+    texts = ["Straße ẞ and ΣΊΣΥΦΟΣ", "zero\u200bwidth ＡＢＣ ７２ naïve café", "Let's  think\tstep-by-step: x_1 = 2!", "", "¿Qué?"]
+    w = grams.words(texts)
+    ref = grams.words([" ".join(words(t)) for t in texts])
+    assert w.offsets.tolist() == ref.offsets.tolist() == [0, 4, 9, 17, 17, 18]
+    assert np.array_equal(w.hashes, ref.hashes)
+    # n-grams are shown as they appear (whitespace collapsed), for the template notes
+    assert w.text(9, 3) == "Let's think"  # let, s, think
+
+
+def test_ngram_hashes_agree_with_python_ngrams():
+    texts = ["a b c d a b c", "x a b c", "a b"]
+    h, text_of = grams.ngrams(grams.words(texts), 3)
+    assert text_of.tolist() == [0, 0, 0, 0, 0, 1, 1]
+    # equal n-grams, equal hashes; different n-grams, different hashes
+    assert h[0] == h[4] == h[6] and len(set(h.tolist())) == 5
+
+
+def test_signatures_equal_datasketch_minhash():
+    det = fuzzy.build("near", [Record("e", 0, Q, A)], ScanConfig())
+    rng = np.random.default_rng(0)
+    h = rng.integers(0, 2**63, 50, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    text_of = np.repeat(np.arange(3), [20, 0, 30])
+    sig = det.signatures(h, text_of, 3)
+    for t in (0, 2):
+        m = MinHash(num_perm=128, seed=1, hashfunc=lambda v: v)
+        m.update_batch([int(x) & 0xFFFFFFFF for x in h[text_of == t]])
+        assert np.array_equal(sig[t], m.hashvalues)
+    assert (sig[1] == 0xFFFFFFFF).all()
+
+
+@pytest.mark.parametrize(("threshold", "num_perm", "fp_weight"), [(0.6, 128, 0.5), (0.6, 128, 0.02), (0.8, 256, 0.5), (0.3, 64, 0.1)])
+def test_lsh_parameters_are_datasketchs_choice(threshold, num_perm, fp_weight):
+    from datasketch.lsh import _optimal_param
+
+    assert fuzzy.optimal_param(threshold, num_perm, fp_weight, 1 - fp_weight) == _optimal_param(threshold, num_perm, fp_weight, 1 - fp_weight)
+
+
+# -- the levels on real files ------------------------------------------------------------------
+
+def test_near_prompt_leak_scores_verified_jaccard(jsonl):
+    retyped = replace_words(Q, {5: "cupcakes", 30: "Wednesday"})
+    ev = jsonl("eval.jsonl", [{"id": "q", "question": Q, "answer": A}, {"id": "o", "question": OTHER_Q, "answer": OTHER_A}])
+    tr = jsonl("train.jsonl", [chat("What is the capital of France?", "Paris"), chat(retyped, "I do not know.")])
+    r = leakcheck.scan(tr, ev, ALL)
+    assert triples(r) == {("q", "1", "prompt", "near")}
+    (f,) = r.findings
+    assert f.score == round(jaccard(Q, retyped), 4) == 0.7966
+    p = r.parameters["levels"]["near"]
+    assert (p["shingle"], p["threshold"], p["bands"], p["rows"]) == (3, 0.6, 31, 4)
+
+
+def test_contained_finds_question_inside_long_train_text(jsonl):
+    doc = ("Problem 1: " + OTHER_Q + " Problem 2: What is 17 times 23? Problem 3: " + Q
+           + " Problem 4: A car drives 60 miles in an hour. How far does it go in 3 hours? Problem 5: Name a prime.")
+    ev = jsonl("eval.jsonl", [{"id": "q", "question": Q, "answer": A}, {"id": "o", "question": OTHER_Q, "answer": OTHER_A}])
+    tr = jsonl("train.jsonl", [{"text": doc}])
+    r = leakcheck.scan(tr, ev, ALL)
+    # OTHER_Q (26 words) is in the document too: both are contained, both with every n-gram found
+    assert {(f.eval_id, f.train_id, f.kind, f.level, f.score) for f in r.findings} == {
+        ("q", "0", "prompt", "contained", 1.0), ("o", "0", "prompt", "contained", 1.0)}
+    assert jaccard(Q, doc) < 0.6  # why near cannot see it
+
+
+def test_cross_field_kinds_and_pair(jsonl):
+    lesson = ("Today we practise multi-step word problems about shops, prices and totals. Read the worked "
+              "example below, then try the exercises at the end of the sheet on your own. ")
+    ev = jsonl("eval.jsonl", [{"id": "q", "question": Q, "answer": A}, {"id": "o", "question": OTHER_Q, "answer": OTHER_A}])
+    tr = jsonl("train.jsonl", [
+        # a reference solution inside a long instruction: contained
+        chat(lesson + "Worked example: " + A + " Exercises: " + OTHER_Q.replace("Lena", "Omar").replace("tulips", "roses"), "Ok."),
+        # an eval question quoted in a train answer with a short lead-in: near
+        chat("Give me an example of a two-day sales problem.", "Here is one: " + Q),
+        # both fields re-typed: one pair at the near level, not two findings
+        chat(replace_words(Q, {12: "4"}), replace_words(A, {3: "sold", 20: "three"})),
+    ])
+    r = leakcheck.scan(tr, ev, ALL)
+    got = {(f.eval_id, f.train_id, f.kind, f.level) for f in r.findings}
+    assert got == {("q", "0", "target_in_prompt", "contained"), ("q", "1", "prompt_in_target", "near"),
+                   ("q", "2", "pair", "near")}
+    by = {f.kind: f for f in r.findings}
+    tip = by["target_in_prompt"]
+    assert tip.score == 1.0 and (tip.eval_field, tip.train_field) == ("answer", "messages")
+    assert by["prompt_in_target"].score == round(jaccard(Q, "Here is one: " + Q), 4)
+    pair = by["pair"]
+    assert pair.detail["prompt_score"] == pytest.approx(jaccard(Q, replace_words(Q, {12: "4"})))
+    assert pair.detail["target_score"] == pytest.approx(jaccard(A, replace_words(A, {3: "sold", 20: "three"})))
+    assert pair.detail["prompt_level"] == pair.detail["target_level"] == "near"
+
+
+def test_exact_match_is_reported_once_at_its_strongest_level(jsonl):
+    ev = jsonl("eval.jsonl", [{"id": "q", "question": Q, "answer": A}])
+    tr = jsonl("train.jsonl", [chat(Q, A)])
+    r = leakcheck.scan(tr, ev, ALL)
+    assert triples(r) == {("q", "0", "pair", "exact")}
+
+
+def test_templates_are_suppressed_and_reported():
+    """24 eval and 40 train prompts share a 35-word instruction frame and differ otherwise."""
+    ev, tr = FIXTURES / "templated_eval.jsonl", FIXTURES / "templated_train.jsonl"
+    r = leakcheck.scan(tr, ev, FUZZY)
+    assert r.findings == ()
+    near, cont = r.parameters["levels"]["near"], r.parameters["levels"]["contained"]
+    assert cont["suppressed_ngrams"] == {"eval prompts": 22, "eval targets": 0, "train prompts": 22, "train targets": 0}
+    assert near["suppressed_shingles"]["eval prompts"] == 37
+    note = next(n for n in r.notes if n.startswith("contained: suppressed 22 template n-grams"))
+    assert "Let's think step by step and output the final answer after" in note
+    assert "contained: 24 eval targets shorter than 13 words were checked by exact/normalized only" in r.notes
+    # without suppression the shared frame alone makes unrelated prompts near duplicates
+    off = FUZZY.with_(near=NearConfig(template_min_records=10**9), contained=ContainedConfig(template_min_records=10**9))
+    loud = leakcheck.scan(tr, ev, off)
+    assert len(loud.findings) == 44 and {(f.kind, f.level) for f in loud.findings} == {("prompt", "near")}
+    assert all(f.score < 0.75 for f in loud.findings)
+
+
+def test_no_unverified_candidate_reaches_the_report(jsonl):
+    """16 permutations, one row per band: LSH proposes far more than it verifies; only verified pairs remain."""
+    rnd = random.Random(3)
+    evals = [{"id": f"e{i}", "question": " ".join(f"w{rnd.randrange(5000)}" for _ in range(40))} for i in range(20)]
+    trains = []
+    for i in range(60):
+        ws = evals[i % 20]["question"].split()
+        for j in rnd.sample(range(40), i % 12):
+            ws[j] = f"x{rnd.randrange(5000)}"
+        trains.append({"text": " ".join(ws)})
+    cfg = ScanConfig(levels=("near",), near=NearConfig(threshold=0.5, num_perm=16, lsh_fp_weight=0.001))
+    r = leakcheck.scan(jsonl("train.jsonl", trains), jsonl("eval.jsonl", evals), cfg)
+    p = r.parameters["levels"]["near"]
+    assert (p["bands"], p["rows"]) == (12, 1)
+    assert p["lsh_candidates"] > p["verified"] > 0
+    assert len(r.findings) == p["verified"]
+    expected = {(f"e{i % 20}", i, round(jaccard(evals[i % 20]["question"], t["text"]), 4)) for i, t in enumerate(trains)
+                if jaccard(evals[i % 20]["question"], t["text"]) >= 0.5}
+    assert {(f.eval_id, f.train_row, f.score) for f in r.findings} == expected
+
+
+def test_short_eval_items_are_counted_not_skipped(jsonl):
+    ev = jsonl("eval.jsonl", [{"id": "s", "question": "What is 2+2?", "answer": "4"}, {"id": "q", "question": Q, "answer": A}])
+    tr = jsonl("train.jsonl", [{"question": "what is 2 + 2", "answer": "4"}])
+    r = leakcheck.scan(tr, ev, FUZZY)
+    assert "contained: 1 eval prompts shorter than 13 words were checked by exact/normalized only" in r.notes
+    assert "near: 1 eval targets shorter than 3 words were checked by exact/normalized only" in r.notes
+    assert r.parameters["levels"]["contained"]["eval_prompts_too_short"] == 1
+
+
+# -- real data ---------------------------------------------------------------------------------
+
+def _gsm8k(split: str) -> list[dict]:
+    return [json.loads(line) for line in (SHARED / "gsm8k" / f"{split}.jsonl").open(encoding="utf-8")]
+
+
+@needs_gsm8k
+def test_gsm8k_train_vs_test_has_no_fuzzy_leak_at_defaults_but_real_overlaps_show_their_scores():
+    train, test = SHARED / "gsm8k" / "train.jsonl", SHARED / "gsm8k" / "test.jsonl"
+    assert leakcheck.scan(train, test, FUZZY).findings == ()
+    # Lowered thresholds show the natural overlaps: same-template problems (test 602 "A plane
+    # travels 1200 miles in 3 hours..." vs train 1314/5162 "A train travels 270 miles...").
+    low = ScanConfig(levels=("near", "contained"), near=NearConfig(threshold=0.5), contained=ContainedConfig(threshold=0.25))
+    r = leakcheck.scan(train, test, low)
+    assert {(f.eval_row, f.train_row, f.kind, f.level, f.score) for f in r.findings} == {
+        (602, 1314, "prompt", "near", 0.5862), (602, 5162, "prompt", "near", 0.5862), (632, 20, "prompt", "near", 0.5143),
+    }
+    tq, q = _gsm8k("test")[602]["question"], _gsm8k("train")[1314]["question"]
+    assert round(jaccard(tq, q), 4) == 0.5862 and round(containment(tq, q), 4) == 0.5385
+    only_contained = leakcheck.scan(train, test, low.with_(levels=("contained",)))
+    assert {(f.eval_row, f.train_row, f.score) for f in only_contained.findings} == {
+        (602, 1314, 0.5385), (602, 5162, 0.5385), (632, 20, 0.2955)}
+
+
+@needs_gsm8k
+def test_gsm8k_planted_leaks(tmp_path: Path):
+    train, test = _gsm8k("train"), _gsm8k("test")
+    rows = [chat(r["question"], r["answer"]) for r in train[:3000]]
+    # test 0: ~5% of the words replaced (3 of 56)
+    q0 = test[0]["question"]
+    retyped = replace_words(q0, {1: "geese", 20: "cakes", 40: "weekly"})
+    # test 1: in the middle of a train text with other problems before and after it
+    doc = " ".join(f"Problem {i + 1}: {train[i]['question']}" for i in range(3)) + f" Problem 4: {test[1]['question']} " + \
+        " ".join(f"Problem {i + 5}: {train[10 + i]['question']}" for i in range(3))
+    # test 2: its solution quoted in a train user turn
+    quoted = "My teacher wrote this solution, is it right?\n" + test[2]["answer"]
+    rows += [chat(retyped, "#### 18"), chat(doc, "All solved."), chat(quoted, "Yes.")]
+    tr = write_jsonl(tmp_path / "train.jsonl", rows)
+    r = leakcheck.scan(tr, SHARED / "gsm8k" / "test.jsonl", ALL)
+    got = {(f.eval_row, f.train_row, f.kind, f.level, f.score) for f in r.findings}
+    assert got == {(0, 3000, "prompt", "near", round(jaccard(q0, retyped), 4)),
+                   (1, 3001, "prompt", "contained", 1.0),
+                   (2, 3002, "target_in_prompt", "near", round(jaccard(test[2]["answer"], quoted), 4))}
+    assert 0.6 <= jaccard(q0, retyped) < 0.7
+
+
+@needs_mbpp
+def test_mbpp_natural_duplicates_keep_their_level(tmp_path: Path):
+    rows = [json.loads(line) for line in (SHARED / "mbpp" / "mbpp.jsonl").open(encoding="utf-8")]
+    tr = write_jsonl(tmp_path / "train.jsonl", [r for r in rows if 601 <= r["task_id"] <= 974])
+    ev = write_jsonl(tmp_path / "test.jsonl", [r for r in rows if 11 <= r["task_id"] <= 510])
+    strict = leakcheck.scan(tr, ev, ScanConfig(levels=("exact", "normalized")))
+    full = leakcheck.scan(tr, ev, ALL)
+    assert strict.findings, "MBPP's train and test splits share items"
+    key = lambda f: (f.eval_id, f.train_id, f.kind)  # noqa: E731
+    strict_by = {key(f): f.level for f in strict.findings}
+    full_by: dict[tuple, list[str]] = {}
+    for f in full.findings:
+        full_by.setdefault(key(f), []).append(f.level)
+    # every exact/normalized finding is still there once, at the same level
+    assert {k: full_by[k] for k in strict_by} == {k: [lv] for k, lv in strict_by.items()}

@@ -71,7 +71,7 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
         "levels", "fail_on", "prompt_field", "target_field", "id_field", "group_field", "on_error",
         "allow_partial", "short_target_chars", "max_target_hits", "near_threshold", "shingle",
         "num_perm", "ngram", "contained_threshold", "train_prompt_field", "train_target_field",
-        "eval_prompt_field", "eval_target_field",
+        "eval_prompt_field", "eval_target_field", "template_share", "lsh_fp_weight",
     }
     unknown = sorted(set(conf) - known)
     if unknown:
@@ -92,6 +92,7 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
         )
 
     d = ScanConfig()
+    template_share = float(_pick(opts.get("template_share"), conf, "template_share", d.near.template_share))
     return ScanConfig(
         levels=levels_t,
         policy=policy,
@@ -105,10 +106,13 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
             threshold=float(_pick(opts.get("near_threshold"), conf, "near_threshold", d.near.threshold)),
             shingle=int(_pick(opts.get("shingle"), conf, "shingle", d.near.shingle)),
             num_perm=int(_pick(opts.get("num_perm"), conf, "num_perm", d.near.num_perm)),
+            lsh_fp_weight=float(_pick(opts.get("lsh_fp_weight"), conf, "lsh_fp_weight", d.near.lsh_fp_weight)),
+            template_share=template_share,
         ),
         contained=ContainedConfig(
             ngram=int(_pick(opts.get("ngram"), conf, "ngram", d.contained.ngram)),
             threshold=float(_pick(opts.get("contained_threshold"), conf, "contained_threshold", d.contained.threshold)),
+            template_share=template_share,
         ),
     )
 
@@ -133,11 +137,13 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
 @click.option("--allow-partial", is_flag=True, default=None, help="With --on-error skip: exit 0 instead of 3 when rows were skipped and nothing leaked.")
 @click.option("--short-target-chars", type=int, help="Target matches shorter than this are chance matches (default 20).")
 @click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
-@click.option("--near-threshold", type=float, help="Jaccard threshold of the near level.")
-@click.option("--shingle", type=int, help="Word shingle size of the near level.")
-@click.option("--num-perm", type=int, help="MinHash permutations of the near level.")
-@click.option("--ngram", type=int, help="n of the contained level's word n-grams.")
-@click.option("--contained-threshold", type=float, help="Share of an eval item's n-grams that must occur in one train record.")
+@click.option("--near-threshold", type=float, help="Jaccard threshold of the near level (default 0.6).")
+@click.option("--shingle", type=int, help="Word shingle size of the near level (default 3).")
+@click.option("--num-perm", type=int, help="MinHash permutations of the near level (default 128).")
+@click.option("--ngram", type=int, help="n of the contained level's word n-grams (default 13).")
+@click.option("--contained-threshold", type=float, help="Share of an eval item's n-grams that must occur in one train record (default 0.6).")
+@click.option("--template-share", type=float, help="n-grams/shingles in at least this share of a file's texts are template, ignored by near/contained (default 0.05; 1 turns it off).")
+@click.option("--lsh-fp-weight", type=float, help="Weight of false positives in choosing LSH bands/rows (default 0.02: favour recall, candidates are verified).")
 @click.option("--examples", type=int, default=5, show_default=True, help="Worst leaks to print.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 def scan(train: str, eval: str, json_path: str | None, md_path: str | None, html_path: str | None, examples: int, quiet: bool,

@@ -122,6 +122,13 @@ class NearConfig:
     template_share: float = 0.05
     template_min_records: int = 20
 
+    def __post_init__(self) -> None:
+        _check_unit("--near-threshold", self.threshold)
+        _check_unit("--lsh-fp-weight", self.lsh_fp_weight, open_top=True)
+        _check_unit("--template-share", self.template_share)
+        _check_count("--shingle", self.shingle)
+        _check_count("--num-perm", self.num_perm, low=2)
+
 
 @dataclass(frozen=True)
 class ContainedConfig:
@@ -131,6 +138,21 @@ class ContainedConfig:
     threshold: float = 0.6
     template_share: float = 0.05
     template_min_records: int = 20
+
+    def __post_init__(self) -> None:
+        _check_unit("--contained-threshold", self.threshold)
+        _check_unit("--template-share", self.template_share)
+        _check_count("--ngram", self.ngram)
+
+
+def _check_unit(name: str, value: float, open_top: bool = False) -> None:
+    if not (0.0 < value < 1.0 if open_top else 0.0 < value <= 1.0):
+        raise UsageError(f"{name} must be between 0 and 1{' (exclusive)' if open_top else ''}, not {value}")
+
+
+def _check_count(name: str, value: int, low: int = 1) -> None:
+    if value < low:
+        raise UsageError(f"{name} must be at least {low}, not {value}")
 
 
 @dataclass(frozen=True)
@@ -162,6 +184,8 @@ class ScanConfig:
         bad = [lv for lv in self.levels if lv not in LEVELS]
         if bad or not self.levels:
             raise UsageError(f"--levels: unknown level {', '.join(bad) or '(none)'}; choose from {', '.join(LEVELS)}")
+        if self.short_target_chars < 0 or self.max_target_hits < 1:
+            raise UsageError("--short-target-chars must be >= 0 and --max-target-hits >= 1")
         if self.on_error not in ("fail", "skip"):
             raise UsageError(f"--on-error must be fail or skip, not {self.on_error!r}")
         # Keep the canonical order so reports do not depend on how levels were typed.

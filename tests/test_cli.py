@@ -58,6 +58,8 @@ def test_fail_on_none_and_levels(files):
         (["--levels", "fuzzy"], "leakcheck: error: --levels: unknown level fuzzy; choose from exact, normalized, near, contained or all"),
         (["--fail-on", "bogus"], "leakcheck: error: --fail-on: unknown item 'bogus'"),
         (["--prompt-field", "a..b"], "leakcheck: error: cannot parse field path 'a..b'"),
+        (["--near-threshold", "1.5"], "leakcheck: error: --near-threshold must be between 0 and 1, not 1.5"),
+        (["--ngram", "0"], "leakcheck: error: --ngram must be at least 1, not 0"),
     ],
 )
 def test_usage_errors_are_one_line_exit_2(files, args, message):
@@ -100,3 +102,14 @@ def test_pyproject_config_is_read(files, monkeypatch):
     (files["dir"] / "pyproject.toml").write_text('[tool.leakcheck]\nlevel = "exact"\n')
     res = run("scan", "train.jsonl", "eval.jsonl")
     assert res.exit_code == 2 and "unknown key 'level'" in res.output
+
+
+def test_near_and_contained_knobs_reach_the_report(files):
+    j = files["dir"] / "r.json"
+    res = run("scan", str(files["leaky"]), str(files["eval"]), "--near-threshold", "0.8", "--shingle", "4",
+              "--ngram", "8", "--contained-threshold", "0.7", "--template-share", "0.5", "--json", str(j))
+    assert res.exit_code == 1, res.output
+    p = json.loads(j.read_text())["parameters"]["levels"]
+    assert (p["near"]["threshold"], p["near"]["shingle"]) == (0.8, 4)
+    assert (p["contained"]["ngram"], p["contained"]["threshold"]) == (8, 0.7)
+    assert p["near"]["bands"] * p["near"]["rows"] <= 128

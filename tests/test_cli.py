@@ -113,3 +113,23 @@ def test_near_and_contained_knobs_reach_the_report(files):
     assert (p["near"]["threshold"], p["near"]["shingle"]) == (0.8, 4)
     assert (p["contained"]["ngram"], p["contained"]["threshold"]) == (8, 0.7)
     assert p["near"]["bands"] * p["near"]["rows"] <= 128
+
+
+def test_gate_includes_or_excludes_each_level(tmp_path):
+    words = ("the farmer takes his seven goats and three sheep to the market every saturday morning and sells "
+             "each goat for forty dollars and each sheep for fifty five dollars how much money does he bring home "
+             "after selling all of the animals if he also spends twelve dollars on lunch").split()
+    edited = list(words)
+    for i in (5, 20, 33):  # 3 of 45 words replaced
+        edited[i] = "zebra"
+    ev = write_jsonl(tmp_path / "eval.jsonl", [{"id": "e", "question": " ".join(words)}])
+    tr = write_jsonl(tmp_path / "train.jsonl", [{"id": "t", "question": " ".join(edited)}, {"id": "u", "question": "an unrelated question about the weather"}])
+    j = tmp_path / "r.json"
+    res = run("scan", str(tr), str(ev), "--json", str(j))
+    assert res.exit_code == 0, res.output  # near is reported, not gated by default
+    (f,) = json.loads(j.read_text())["findings"]
+    assert (f["eval_id"], f["train_id"], f["kind"], f["level"]) == ("e", "t", "prompt", "near") and 0.6 <= f["score"] < 1
+    assert run("scan", str(tr), str(ev), "--fail-on", "exact,normalized,near").exit_code == 1
+    assert run("scan", str(tr), str(ev), "--fail-on", "prompt:near").exit_code == 1
+    assert run("scan", str(tr), str(ev), "--fail-on", "contained").exit_code == 0
+    assert run("scan", str(tr), str(ev), "--levels", "exact,normalized,contained", "--fail-on", "any").exit_code == 0

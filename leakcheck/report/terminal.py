@@ -31,7 +31,7 @@ def render(result: ScanResult, code: int, examples: int = 5) -> str:
         if side.skipped:
             lines.append(f"skipped in {side.path}: " + ", ".join(f"{k} {v}" for k, v in sorted(side.skipped.items())))
     for n in result.notes:
-        lines.append(f"note: {n}")
+        lines.append(f"note: {n if len(n) <= 150 else n[:149] + '…'}")
     if result.findings:
         lines += ["", "worst leaks:"]
         worst = sorted(result.findings, key=lambda f: (KINDS.index(f.kind), -f.score, f.eval_row))[:examples]

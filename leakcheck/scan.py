@@ -63,9 +63,19 @@ class _Reader:
             src = open_source(data)
             self.files = src.files
             return iter_rows(src)
-        if hasattr(data, "to_iterable_dataset") or isinstance(data, Iterable):
-            return (RawRow(self.name, "row", i, r) for i, r in enumerate(data))
-        raise LeakcheckError(f"{self.side}: cannot read a {type(data).__name__}; pass a path or an iterable of dicts")
+        rows: Iterable[Any]
+        if hasattr(data, "iter_rows") and hasattr(data, "schema"):  # polars: iterating gives columns
+            rows = data.iter_rows(named=True)  # type: ignore[union-attr]
+        elif hasattr(data, "iterrows") and hasattr(data, "to_dict"):  # pandas: iterating gives column names
+            rows = data.to_dict("records")  # type: ignore[union-attr]
+        elif isinstance(data, Iterable) and not isinstance(data, Mapping):
+            rows = data
+        else:
+            raise LeakcheckError(
+                f"{self.side}: cannot read a {type(data).__name__}; pass a path, a datasets.Dataset, "
+                "a polars/pandas DataFrame or an iterable of dicts"
+            )
+        return (RawRow(self.name, "row", i, r) for i, r in enumerate(rows))
 
     def _skip(self, file: str, where: str, reason: str, message: str, fix: str) -> None:
         if self.on_error == "fail":

@@ -283,3 +283,32 @@ def test_mbpp_official_splits_natural_duplicates(tmp_path: Path):
     train = [x for x in rows if 601 <= x["task_id"] <= 974]
     brute = {(str(a["task_id"]), str(b["task_id"]), fld) for a in test for b in train for fld in ("text", "code") if norm(a[fld]) == norm(b[fld])}
     assert brute == {("67", "608", "code"), ("216", "872", "text"), ("217", "602", "text"), ("248", "704", "text"), ("248", "704", "code")}
+
+
+def test_in_memory_inputs_dataset_dataframes_and_lists():
+    import datasets
+    import polars as pl
+
+    ev = [{"id": "q1", "question": Q1, "answer": A1}, {"id": "q3", "question": Q3, "answer": A3}]
+    tr = [chat(Q2, A2), chat(Q1, A1)]
+    expected = {("q1", "1", "pair", "exact")}
+    for make_train in (lambda: tr, lambda: datasets.Dataset.from_list(tr), lambda: iter(tr)):
+        for evs in (ev, pl.DataFrame(ev), datasets.Dataset.from_list(ev)):
+            r = leakcheck.scan(make_train(), evs, EXACT_NORM)
+            assert triples(r) == expected, type(evs)
+    assert leakcheck.scan(tr, ev, EXACT_NORM).train.path == "<train records>"
+    with pytest.raises(leakcheck.LeakcheckError, match="eval: cannot read a dict"):
+        leakcheck.scan(tr, {"question": Q1}, EXACT_NORM)
+
+
+def test_local_dataset_repo_with_several_splits_needs_one_split(tmp_path: Path):
+    repo = tmp_path / "repo"
+    (repo / "data").mkdir(parents=True)
+    (repo / "README.md").write_text("---\nlicense: mit\n---\n# a dataset\n")
+    rows = [{"question": Q1, "answer": A1}, {"question": Q2, "answer": A2}]
+    pq.write_table(pa.Table.from_pylist(rows), repo / "data" / "train-00000-of-00001.parquet")
+    pq.write_table(pa.Table.from_pylist(rows[:1]), repo / "data" / "test-00000-of-00001.parquet")
+    with pytest.raises(leakcheck.InputError, match=r"the folder mixes several splits \(test, train\); pass one split's files"):
+        leakcheck.scan(repo, repo / "data" / "test-00000-of-00001.parquet", EXACT_NORM)
+    r = leakcheck.scan(str(repo / "data" / "train-*.parquet"), repo / "data" / "test-00000-of-00001.parquet", EXACT_NORM)
+    assert triples(r) == {("0", "0", "pair", "exact")}

@@ -164,6 +164,9 @@ def scan(train: str, eval: str, json_path: str | None, md_path: str | None, html
     from .scan import scan as run_scan
 
     config = build_config(opts, load_pyproject())
+    for out in (json_path, md_path, html_path):  # before a long scan, not after it
+        if out and not os.path.isdir(os.path.dirname(os.path.abspath(out))):
+            raise UsageError(f"{out}: the folder {os.path.dirname(os.path.abspath(out))} does not exist; create it first")
     result = run_scan(train, eval, config)
     code = exit_code(result, config.policy, config.allow_partial)
     if json_path:

@@ -71,6 +71,17 @@ def test_truncated_gzip(tmp_path, ev):
     assert error_of(p, ev, SKIP) == msg
 
 
+def test_gz_name_on_a_plain_file(tmp_path, ev):
+    p = tmp_path / "t.jsonl.gz"
+    p.write_text(GOOD + "\n")
+    assert error_of(p, ev) == f"{p}: is not gzip-compressed although its name ends in .gz; rename it without .gz or compress it with gzip"
+
+
+def test_report_folder_missing_is_caught_before_the_scan(tmp_path, ev):
+    code, out = cli(ev, ev, "--json", tmp_path / "nope" / "r.json")
+    assert code == 2 and out == f"leakcheck: error: {tmp_path / 'nope' / 'r.json'}: the folder {tmp_path / 'nope'} does not exist; create it first\n"
+
+
 def test_invalid_utf8_bom_and_crlf(tmp_path, ev):
     p = tmp_path / "t.jsonl"
     p.write_bytes(b'\xef\xbb\xbf' + GOOD.encode() + b"\r\n" + b'{"question": "caf\xe9", "answer": "x"}\r\n' + json.dumps({"question": Q, "answer": A}).encode() + b"\r\n")

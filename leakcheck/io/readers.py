@@ -207,6 +207,9 @@ def _iter_json_lines(path: str) -> Iterator[RawRow | BadRow]:
     except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
         if isinstance(exc, PermissionError):
             raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
+        if isinstance(exc, gzip.BadGzipFile) and lineno == 0:
+            raise InputError(path, None, "is not gzip-compressed although its name ends in .gz",
+                             "rename it without .gz or compress it with gzip") from None
         raise InputError(path, f"after line {lineno}", f"compressed data is truncated or corrupt ({exc})",
                          "re-download or re-compress the file (gzip -t tests it)") from None
 

@@ -142,8 +142,10 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
 @click.option("--num-perm", type=int, help="MinHash permutations of the near level (default 128).")
 @click.option("--ngram", type=int, help="n of the contained level's word n-grams (default 13).")
 @click.option("--contained-threshold", type=float, help="Share of an eval item's n-grams that must occur in one train record (default 0.6).")
-@click.option("--template-share", type=float, help="n-grams/shingles in at least this share of a file's texts are template, ignored by near/contained (default 0.05; 1 turns it off).")
-@click.option("--lsh-fp-weight", type=float, help="Weight of false positives in choosing LSH bands/rows (default 0.02: favour recall, candidates are verified).")
+@click.option("--template-share", type=float,
+              help="n-grams/shingles in at least this share of a file's texts are template, ignored by near/contained (default 0.05; 1 turns it off).")
+@click.option("--lsh-fp-weight", type=float,
+              help="Weight of false positives in choosing LSH bands/rows (default 0.02: favour recall, candidates are verified).")
 @click.option("--examples", type=int, default=5, show_default=True, help="Worst leaks to print.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 def scan(train: str, eval: str, json_path: str | None, md_path: str | None, html_path: str | None, examples: int, quiet: bool,
@@ -212,7 +214,8 @@ def report(report_json: str, md_path: str | None, html_path: str | None) -> None
 @click.argument("card_path", metavar="CARD", type=click.Path())
 @click.option("--report", "report_json", required=True, type=click.Path(dir_okay=False), help="The JSON report (from scan --json).")
 @click.option("--report-link", help="Link to the full report put in the card (default: the report's .md beside the JSON, else the JSON, relative to the card).")
-@click.option("--data-root", type=click.Path(file_okay=False), help="Folder the scan's relative data paths start from, for the file hashes (default: current folder).")
+@click.option("--data-root", type=click.Path(file_okay=False),
+              help="Folder the scan's relative data paths start from, for the file hashes (default: current folder).")
 @click.option("--pretty-name", help="Dataset name for a card created from the template (default: the card's folder name).")
 def card(card_path: str, report_json: str, report_link: str | None, data_root: str | None, pretty_name: str | None) -> None:
     """Write the "Train/eval overlap" section of a Hugging Face dataset card.
@@ -244,7 +247,8 @@ def card(card_path: str, report_json: str, report_link: str | None, data_root: s
 @click.option("--source", "contaminated_source", required=True, help="The train data it was found in (column 'Contaminated Source').")
 @click.option("--subset", default="", help="The evaluation dataset's subset/config (column 'Subset').")
 @click.option("--by-subset", is_flag=True, help="One row per eval data_source/subset instead of one row.")
-@click.option("--split", type=click.Choice(["train", "dev", "test"]), default="test", show_default=True, help="Which split of the evaluation dataset the eval side is.")
+@click.option("--split", type=click.Choice(["train", "dev", "test"]), default="test", show_default=True,
+              help="Which split of the evaluation dataset the eval side is.")
 @click.option("--model", "is_model", is_flag=True, help="The source is a model, not a corpus.")
 @click.option("--reference", default="", help="URL of the evidence, e.g. the published report (column 'Reference').")
 @click.option("--pr", default="", help="Number of the pull request to the database, once opened (column 'PR').")

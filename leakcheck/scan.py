@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .canon import normalize
-from .config import KINDS, LEVELS, Fields, ScanConfig
+from .config import LEVELS, Fields, ScanConfig
 from .detect.base import Detector, Match
 from .detect.hashing import TextMatchDetector
 from .errors import InputError, LeakcheckError, RecordError
@@ -90,7 +90,7 @@ class _Reader:
         for raw in self._raw(data):
             rownum = self.rows
             self.rows += 1
-            if type(raw) is BadRow:
+            if isinstance(raw, BadRow):
                 self._skip(raw.file, raw.where, raw.reason, raw.what, raw.fix)
                 continue
             try:

@@ -85,18 +85,23 @@ def words(texts: Sequence[str | None]) -> Words:
     chunks = [_words_ascii(parts[a:b], sizes[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
     if len(chunks) == 1:
         return chunks[0]
-    hashes, offsets, starts, ends, blobs = [], [np.zeros(1, dtype=np.int64)], [], [], []
+    hashes: list[np.ndarray] = []
+    offsets: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+    starts: list[np.ndarray] = []
+    word_ends: list[np.ndarray] = []
+    blobs: list[bytes] = []
     nword = nbyte = 0
     for c in chunks:
+        assert c.starts is not None and c.ends is not None
         hashes.append(c.hashes)
         offsets.append(c.offsets[1:] + nword)
         starts.append(c.starts + nbyte)
-        ends.append(c.ends + nbyte)
+        word_ends.append(c.ends + nbyte)
         blobs.append(c.blob)
         nword += len(c.hashes)
         nbyte += len(c.blob) + 1
     return Words(np.concatenate(hashes), np.concatenate(offsets), b"\x00".join(blobs),
-                 np.concatenate(starts), np.concatenate(ends))
+                 np.concatenate(starts), np.concatenate(word_ends))
 
 
 def _words_ascii(parts: list[str], sizes: np.ndarray) -> Words:

@@ -50,12 +50,12 @@ class RawRow(NamedTuple):
 
     file: str
     unit: str  # "line" or "row"
-    index: int
+    number: int
     data: Any
 
     @property
     def where(self) -> str:
-        return f"{self.unit} {self.index}"
+        return f"{self.unit} {self.number}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +95,10 @@ def open_source(path: str | os.PathLike) -> Source:
     if os.path.isdir(path):
         if _is_hf_saved(path):
             if os.path.isfile(os.path.join(path, "dataset_dict.json")):
-                splits = sorted(d for d in os.listdir(path) if os.path.isdir(os.path.join(path, d)))
+                names = sorted(d for d in os.listdir(path) if os.path.isdir(os.path.join(path, d)))
                 raise InputError(
-                    path, None, f"is a DatasetDict with splits {', '.join(splits)}",
-                    f"pass one split's folder, e.g. {os.path.join(path, splits[0] if splits else 'train')}",
+                    path, None, f"is a DatasetDict with splits {', '.join(names)}",
+                    f"pass one split's folder, e.g. {os.path.join(path, names[0] if names else 'train')}",
                 )
             return Source(path, (path,), "hf")
         files = []
@@ -107,7 +107,7 @@ def open_source(path: str | os.PathLike) -> Source:
             files += [os.path.join(root, n) for n in sorted(names) if _is_data_file(n) and not n.startswith(".")]
         if not files:
             raise InputError(path, None, "the folder holds no data files", "data files end in " + ", ".join(DATA_SUFFIXES))
-        splits = {m.group(1) for f in files for m in [_SPLIT_WORD.search(os.path.relpath(f, path).lower())] if m}
+        splits: set[str] = {m.group(1) for f in files for m in [_SPLIT_WORD.search(os.path.relpath(f, path).lower())] if m}
         if len(splits) > 1:
             raise InputError(
                 path, None, f"the folder mixes several splits ({', '.join(sorted(splits))})",
@@ -278,7 +278,7 @@ def _iter_csv(path: str) -> Iterator[RawRow | BadRow]:
                     else:
                         yield RawRow(path, "row", row, rec)
                     row += 1
-            except UnicodeDecodeError as e:
+            except UnicodeDecodeError:
                 raise InputError(path, f"after row {row}", "invalid UTF-8", "re-encode the file as UTF-8") from None
             except csv.Error as e:
                 raise InputError(path, f"line {reader.line_num}", f"malformed CSV ({e})", "check quoting") from None

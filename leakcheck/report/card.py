@@ -189,7 +189,7 @@ _HEADER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?(?:\n|\Z)", re.S | re.M
 def _yaml_block(meta: dict[str, Any]) -> str:
     from huggingface_hub import DatasetCardData
 
-    return DatasetCardData(**{KEY: meta}).to_yaml()
+    return DatasetCardData(**{KEY: meta}).to_yaml()  # type: ignore[arg-type]  # extra keys are kept
 
 
 def _replace_key(header: str, block: str) -> str:

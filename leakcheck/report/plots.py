@@ -84,7 +84,7 @@ def scores_chart(result: ScanResult) -> bytes | None:
         ax.set_xlim(edges[0] - content.BIN / 2, edges[-1] + content.BIN / 4)
         ax.set_xlabel("similarity score")
         ax.set_ylabel("findings")
-        ax.yaxis.get_major_locator().set_params(integer=True)
+        ax.yaxis.get_major_locator().set_params(integer=True)  # type: ignore[call-arg]
         ax.set_title(CHARTS["scores"])
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         ax.spines[["top", "right"]].set_visible(False)

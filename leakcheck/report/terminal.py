@@ -19,7 +19,7 @@ def render(result: ScanResult, code: int, examples: int = 5) -> str:
     for k in KINDS:
         if k in s["by_kind"]:
             v = s["by_kind"][k]
-            lv = ", ".join(f"{l} {x['count']}" for l, x in v["levels"].items())
+            lv = ", ".join(f"{name} {x['count']}" for name, x in v["levels"].items())
             lines.append(f"{k:<18}{v['count']:>13}{v['percent']:>8.2f}  {lv}")
     c = s["contaminated"]
     lines.append(f"{'any':<18}{c['count']:>13}{c['percent']:>8.2f}")

@@ -105,10 +105,12 @@ def test_signatures_equal_datasketch_minhash():
 
 
 @pytest.mark.parametrize(("threshold", "num_perm", "fp_weight"), [(0.6, 128, 0.5), (0.6, 128, 0.02), (0.8, 256, 0.5), (0.3, 64, 0.1)])
-def test_lsh_parameters_are_datasketchs_choice(threshold, num_perm, fp_weight):
+def test_lsh_bands_and_rows_are_datasketchs_choice(threshold, num_perm, fp_weight):
     from datasketch.lsh import _optimal_param
 
-    assert fuzzy.optimal_param(threshold, num_perm, fp_weight, 1 - fp_weight) == _optimal_param(threshold, num_perm, fp_weight, 1 - fp_weight)
+    cfg = ScanConfig(near=NearConfig(threshold=threshold, num_perm=num_perm, lsh_fp_weight=fp_weight))
+    det = fuzzy.build("near", [Record("e", 0, Q, A)], cfg)
+    assert (det.bands, det.rows) == _optimal_param(threshold, num_perm, fp_weight, 1 - fp_weight)
 
 
 # -- the levels on real files ------------------------------------------------------------------

@@ -243,7 +243,8 @@ class NearDetector(_GramIndex):
 
     Signatures follow datasketch's default ``affine32`` scheme (``MinHash(num_perm, seed)``
     with the low 32 bits of our shingle hash as ``hashfunc``), computed for a whole batch at
-    once. Bands/rows come from datasketch's ``_optimal_param`` for the threshold.
+    once. Candidates come from datasketch's ``MinHashLSH``, which also derives the bands/rows
+    from the threshold (weighted by ``lsh_fp_weight`` towards recall: candidates are verified).
 
     A train text is hashed only if it can still reach the threshold: Jaccard(A, B) <=
     |A ∩ U| / |A| for U the union of all eval shingles, so texts sharing too few shingles
@@ -255,13 +256,16 @@ class NearDetector(_GramIndex):
     _CHUNK = 1 << 15
 
     def __init__(self, evals: Sequence[Record], config: ScanConfig):
-        from datasketch import MinHash
+        from datasketch import MinHash, MinHashLSH
 
         c = config.near
         self.n, self.threshold, self.num_perm, self.seed = c.shingle, c.threshold, c.num_perm, c.seed
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
         self.fp_weight = c.lsh_fp_weight
-        self.bands, self.rows = optimal_param(c.threshold, c.num_perm, c.lsh_fp_weight, 1.0 - c.lsh_fp_weight)
+        weights = (c.lsh_fp_weight, 1.0 - c.lsh_fp_weight)
+        self._new_lsh = lambda: MinHashLSH(threshold=c.threshold, num_perm=c.num_perm, weights=weights)
+        probe_lsh = self._new_lsh()
+        self.bands, self.rows = probe_lsh.b, probe_lsh.r
         m = MinHash(num_perm=c.num_perm, seed=c.seed)
         if getattr(m, "scheme", "affine32") != "affine32":  # pragma: no cover - other datasketch
             raise RuntimeError("datasketch's default MinHash scheme is not affine32")
@@ -273,8 +277,10 @@ class NearDetector(_GramIndex):
         super()._rebuild()
         items = np.flatnonzero(self.size)
         sig = self.signatures(self.item_h, np.repeat(np.arange(2 * self.E), self.size), 2 * self.E)[items]
-        keys = self._band_keys(sig)
-        self.bucket = grams.Postings(keys.ravel(), np.repeat(items, self.bands))
+        self.lsh = self._new_lsh()
+        with self.lsh.insertion_session() as session:
+            for item, hv in zip(items.tolist(), sig):
+                session.insert(item, self._lean(hv), check_duplication=False)
 
     def signatures(self, h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndarray:
         """MinHash signatures (``n_texts`` x ``num_perm``, uint32); ``text_of`` must be sorted.
@@ -292,14 +298,10 @@ class NearDetector(_GramIndex):
             out[ids] = np.minimum(out[ids], np.minimum.reduceat(phv, starts, axis=0))
         return out
 
-    def _band_keys(self, sig: np.ndarray) -> np.ndarray:
-        b, r = self.bands, self.rows
-        s = sig[:, : b * r].reshape(len(sig), b, r).astype(np.uint64)
-        key = np.broadcast_to(np.arange(1, b + 1, dtype=np.uint64), (len(sig), b)).copy()
-        for c in range(r):
-            key *= np.uint64(0x9E3779B97F4A7C15)
-            key += s[:, :, c]
-        return grams.mix64(key)
+    def _lean(self, hashvalues: np.ndarray):  # -> datasketch.LeanMinHash
+        from datasketch import LeanMinHash
+
+        return LeanMinHash(seed=self.seed, hashvalues=hashvalues, scheme="affine32")
 
     def probe(self, batch: Sequence[Record]) -> Iterator[Match]:
         union = self.postings.set
@@ -330,10 +332,11 @@ class NearDetector(_GramIndex):
             local = np.searchsorted(texts, ts)
             self.stats["train_texts_hashed"] += len(texts)
             sig = self.signatures(hs, local, len(texts))
-            row, item = self._lookup(sig)
-            if len(item) == 0:
+            # only texts that can still reach the threshold get here: few enough for
+            # datasketch's own LSH index, one query each
+            cand = [li * (2 * self.E) + it for li, hv in enumerate(sig) for it in sorted(self.lsh.query(self._lean(hv)))]
+            if not cand:
                 continue
-            cand = grams.unique_counts(row * (2 * self.E) + item)[0]
             self.stats["lsh_candidates"] += len(cand)
             # distinct shingles of each hashed text, contiguous per text
             dh, dt, _ = grams.distinct_pairs(hs, local)
@@ -347,14 +350,6 @@ class NearDetector(_GramIndex):
                 if jac >= t:
                     self.stats["verified"] += 1
                     yield self._match(int(texts[li]), it, field, jac)
-
-    def _lookup(self, sig: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """LSH candidates: (row of ``sig``, eval item) for every band that collides."""
-        keys = self._band_keys(sig).ravel()
-        k = self.bucket.set.find(keys)
-        hit = np.flatnonzero(k >= 0)
-        row, item = self.bucket.expand(k[hit])
-        return hit[row] // self.bands, item
 
     def parameters(self) -> dict[str, Any]:
         return {
@@ -370,29 +365,6 @@ class NearDetector(_GramIndex):
             **self._template_params(),
             **self.stats,
         }
-
-
-def optimal_param(threshold: float, num_perm: int, fp_weight: float, fn_weight: float) -> tuple[int, int]:
-    """LSH (bands, rows) as ``datasketch.lsh._optimal_param`` chooses them, vectorized.
-
-    datasketch integrates each (b, r) with scipy's ``quad`` (~1 s for 128 permutations);
-    here all pairs are integrated at once with the trapezoid rule on a fine grid.
-
-    >>> optimal_param(0.6, 128, 0.5, 0.5)
-    (18, 7)
-    """
-    pairs = [(b, r) for b in range(1, num_perm + 1) for r in range(1, num_perm // b + 1)]
-    b = np.array([p[0] for p in pairs], dtype=float)[:, None]
-    r = np.array([p[1] for p in pairs], dtype=float)[:, None]
-
-    def integral(lo: float, hi: float, miss: bool) -> np.ndarray:
-        s = np.linspace(lo, hi, 2001)[None, :]
-        p = 1.0 - (1.0 - s**r) ** b
-        y = 1.0 - p if miss else p
-        return (y[:, 1:] + y[:, :-1]).sum(axis=1) * (hi - lo) / 4000.0
-
-    error = fp_weight * integral(0.0, threshold, False) + fn_weight * integral(threshold, 1.0, True)
-    return pairs[int(np.argmin(error))]
 
 
 def _fmix32(h: np.ndarray) -> np.ndarray:

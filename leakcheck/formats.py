@@ -21,7 +21,7 @@ from .errors import RecordError
 from .records import Record
 
 #: Id fields tried in order when ``--id-field`` is not given.
-ID_CANDIDATES = ("id", "prompt_id", "task_id", "uid", "question_id", "extra_info.index", "idx")
+ID_CANDIDATES = ("id", "prompt_id", "task_id", "uid", "question_id", "extra_info.index", "index", "idx")
 #: Group fields (conversation ids) tried in order.
 GROUP_CANDIDATES = ("conv_id", "conversation_id", "extra_info.conv_id")
 #: Subset fields, for leakage by data source.

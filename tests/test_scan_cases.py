@@ -312,3 +312,41 @@ def test_local_dataset_repo_with_several_splits_needs_one_split(tmp_path: Path):
         leakcheck.scan(repo, repo / "data" / "test-00000-of-00001.parquet", EXACT_NORM)
     r = leakcheck.scan(str(repo / "data" / "train-*.parquet"), repo / "data" / "test-00000-of-00001.parquet", EXACT_NORM)
     assert triples(r) == {("0", "0", "pair", "exact")}
+
+
+def test_verl_collabllm_recipe_split_per_turn(tmp_path: Path):
+    """The likely cause of the CollabLLM case: rows per conversation turn, then a random split.
+
+    Shaped like verl's CollabLLM recipe output: system prompt + turns as `prompt`, the
+    single-turn completion as `reward_model.ground_truth`, the original row (with `conv_id`)
+    copied into `extra_info`, a uuid as `index`.
+    """
+
+    def row(conv: int, turn: int) -> dict:
+        task = f"Write a short article about topic {conv} for readers of newsletter {conv * 3}."
+        msgs = [{"role": "system", "content": "The assistant is designed to be helpful, proactive, and highly interactive."},
+                {"role": "user", "content": task}]
+        for t in range(1, turn):
+            msgs += [{"role": "assistant", "content": f"Draft {t} for topic {conv}"}, {"role": "user", "content": f"Revise paragraph {t}, please."}]
+        doc = f"Final article about topic {conv}. " + " ".join(f"sentence{conv}_{k}" for k in range(30))
+        return {"prompt": msgs, "data_source": "collabllm", "index": f"uuid-{conv}-{turn}",
+                "reward_model": {"style": "rule", "ground_truth": doc},
+                "extra_info": {"conv_id": f"conv-{conv}", "turn_id": turn, "single_turn_completion": doc,
+                               "interaction_kwargs": {"name": "collabllm", "single_turn_prompt": task}}}
+
+    rows = [row(c, t) for c in range(6) for t in range(1, 4)]
+    # a random per-turn split: conversations 1 and 4 have turns on both sides
+    eval_keys = {(1, 3), (4, 2), (5, 1), (5, 2), (5, 3)}
+    ev = [r for r in rows if (int(r["index"].split("-")[1]), int(r["index"].split("-")[2])) in eval_keys]
+    tr = [r for r in rows if r not in ev]
+    pq.write_table(pa.Table.from_pylist(tr), tmp_path / "rl_train.parquet")
+    pq.write_table(pa.Table.from_pylist(ev), tmp_path / "rl_validation.parquet")
+    r = leakcheck.scan(tmp_path / "rl_train.parquet", tmp_path / "rl_validation.parquet", EXACT_NORM)
+    assert r.eval.format == "verl" and r.eval.fields["id"] == "index" and r.eval.fields["group"] == "extra_info.conv_id"
+    # the prompts differ (other turns), the reward target is the same document: target leaks
+    assert triples(r) == {
+        ("uuid-1-3", "uuid-1-1", "target", "exact"), ("uuid-1-3", "uuid-1-2", "target", "exact"),
+        ("uuid-4-2", "uuid-4-1", "target", "exact"), ("uuid-4-2", "uuid-4-3", "target", "exact"),
+    }
+    assert {f.group for f in r.findings} == {"conv-1", "conv-4"}
+    assert r.summary()["contaminated"] == {"count": 2, "percent": 40.0}

@@ -140,6 +140,9 @@ _RULES: list[_Rule] = [
     ("mbpp", lambda r: "text" in r and "code" in r, "text", "code"),
     ("gsm8k", lambda r: "question" in r and "answer" in r, "question", "answer"),
     ("math", lambda r: "problem" in r and "solution" in r, "problem", "solution"),
+    # TRL/GRPO-style reward data: a prompt plus a reference the reward function compares with
+    *[(f"prompt-{t}", (lambda t: lambda r: "prompt" in r and t in r)(t), "prompt", t)
+      for t in ("ground_truth", "answer", "solution", "reference", "target", "response", "output")],
     ("prompt-only", lambda r: "prompt" in r, "prompt", None),
     ("question-only", lambda r: "question" in r, "question", None),
     ("text", lambda r: "text" in r, "text", None),

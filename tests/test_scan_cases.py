@@ -350,3 +350,12 @@ def test_verl_collabllm_recipe_split_per_turn(tmp_path: Path):
     }
     assert {f.group for f in r.findings} == {"conv-1", "conv-4"}
     assert r.summary()["contaminated"] == {"count": 2, "percent": 40.0}
+
+
+@pytest.mark.parametrize("target_key", ["ground_truth", "answer", "solution"])
+def test_grpo_style_prompt_with_reference(jsonl, target_key):
+    ev = jsonl("eval.jsonl", [{"prompt": [{"role": "user", "content": Q1}], target_key: A1}])
+    tr = jsonl("train.jsonl", [{"prompt": Q1, target_key: A1}, {"prompt": Q2, target_key: A2}])
+    r = leakcheck.scan(tr, ev, EXACT_NORM)
+    assert r.eval.format == r.train.format == f"prompt-{target_key}"
+    assert triples(r) == {("0", "0", "pair", "exact")}

@@ -213,15 +213,18 @@ class _Collector:
             e = self.evals[ei]
             pp = slot.get(("prompt", "prompt"))
             tt = slot.get(("target", "target"))
-            if pp and tt:
+            # A short target ("18", "B") equal by chance must not turn a prompt match into a
+            # pair: it stays a chance match, counted apart, and the prompt match stands alone.
+            if pp and tt and not self.short[ei]:
                 weaker = max(pp, tt)
                 self._emit(e, t, "pair", weaker[2], min(-pp[1], -tt[1]), "prompt", "prompt", tspec,
                            detail={"prompt_level": pp[2], "prompt_score": -pp[1],
                                    "target_level": tt[2], "target_score": -tt[1]})
-            elif pp:
-                self._emit(e, t, "prompt", pp[2], -pp[1], "prompt", "prompt", tspec)
-            elif tt:
-                self._target_only(ei, e, t, tt, tspec)
+            else:
+                if pp:
+                    self._emit(e, t, "prompt", pp[2], -pp[1], "prompt", "prompt", tspec)
+                if tt:
+                    self._target_only(ei, e, t, tt, tspec)
             for (ef, tf), kind in ((("target", "prompt"), "target_in_prompt"), (("prompt", "target"), "prompt_in_target")):
                 c = slot.get((ef, tf))
                 if c:

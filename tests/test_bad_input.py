@@ -150,7 +150,9 @@ def test_numbers_are_text_and_lists_of_strings_are_joined(tmp_path):
     tr = write_jsonl(tmp_path / "t.jsonl", [{"question": ["What is six times seven,", "exactly?"], "answer": "42"}, {"question": "What is six times seven, exactly?", "answer": 42}])
     r = leakcheck.scan(tr, ev, EX)
     # the joined list differs from the eval text only in whitespace: a normalized match
-    assert {(f.train_id, f.kind, f.level) for f in r.findings} == {("0", "pair", "normalized"), ("1", "pair", "exact")}
+    assert {(f.train_id, f.kind, f.level) for f in r.findings} == {("0", "prompt", "normalized"), ("1", "prompt", "exact")}
+    # 42 (a number) and "42" (text) are the same target; too short to be more than a chance match
+    assert [(c.target, c.train_matches) for c in r.chance] == [("42", 2)]
 
 
 def test_chat_without_user_turn(tmp_path, ev):
@@ -234,3 +236,23 @@ def test_same_file_as_train_and_eval(tmp_path):
     assert len(r.findings) == 2
     code, out = cli(p, p)
     assert code == 1 and "note: train and eval are the same file" in out
+
+
+def test_headerless_csv_columns_are_numbered(tmp_path):
+    """MMLU's CSVs have no header: columns are named 0, 1, 2, ... and can be passed as fields."""
+    p = tmp_path / "mmlu.csv"
+    with open(p, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["Find the degree of the extension Q(sqrt(2)) over Q.", "0", "4", "2", "6", "C"])
+        w.writerow(["Which of the following is a group under addition?", "N", "Z", "the odd integers", "none", "B"])
+    ev = write_jsonl(tmp_path / "e.jsonl", [{"question": "Which of the following is a group under addition?", "answer": "Z"}])
+    msg = error_of(p, ev)
+    assert msg.startswith(f"{p}: row 0: cannot tell the format from the record's keys (0, 1, 2, 3, 4, 5); pass --prompt-field")
+    r = leakcheck.scan(p, ev, EX.with_(train_fields=leakcheck.Fields(prompt="0", target="5")))
+    assert r.train.records == 2 and [(f.train_id, f.kind) for f in r.findings] == [("1", "prompt")]
+
+
+def test_csv_row_with_extra_columns(tmp_path, ev):
+    p = tmp_path / "t.csv"
+    p.write_text("question,answer\nfine question,fine answer here\nbad,row,with,commas\n")
+    assert error_of(p, ev) == f"{p}: row 1 (line 3): row has 4 columns, the header 2; quote fields that contain the delimiter, or pass --on-error skip"

@@ -70,11 +70,12 @@ def test_short_targets_are_chance_matches_not_leaks(jsonl):
         {"question": Q2, "answer": "180"},
     ])
     r = leakcheck.scan(tr, ev, EXACT_NORM)
-    # the prompt match with a short target is a real pair leak; the bare "18" matches are chance
-    assert triples(r) == {("e2", "2", "pair", "exact")}
-    assert [(c.eval_id, c.reason, c.train_matches, c.examples) for c in r.chance] == [("e1", "short", 2, ("0", "1"))]
+    # the prompt match is a real leak; a short target equal by chance never makes it a pair,
+    # and the bare "18"/"180" matches are chance matches
+    assert triples(r) == {("e2", "2", "prompt", "exact")}
+    assert [(c.eval_id, c.reason, c.train_matches, c.examples) for c in r.chance] == [("e1", "short", 2, ("0", "1")), ("e2", "short", 1, ("2",))]
     s = r.summary()
-    assert s["contaminated"]["count"] == 1 and s["chance_target_matches"]["count"] == 1
+    assert s["contaminated"]["count"] == 1 and s["chance_target_matches"]["count"] == 2
     # chance matches do not gate by default; `--fail-on chance` makes them gate
     tr2 = jsonl("train2.jsonl", [{"question": "Unrelated question about kites.", "answer": "18"}])
     only_chance = leakcheck.scan(tr2, ev, EXACT_NORM)

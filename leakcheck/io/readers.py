@@ -268,15 +268,27 @@ def _iter_csv(path: str) -> Iterator[RawRow | BadRow]:
     delim = "\t" if path.lower().endswith(".tsv") else ","
     try:
         with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
-            reader = csv.DictReader(fh, delimiter=delim)
+            reader = csv.reader(fh, delimiter=delim)
             row = 0
             try:
-                for rec in reader:
-                    if None in rec:
+                first = next(reader, None)
+                if first is None:
+                    return
+                if _looks_like_header(first):
+                    names = first
+                else:  # a headerless file (MMLU's CSVs): columns are named 0, 1, 2, ...
+                    names = [str(i) for i in range(len(first))]
+                    yield RawRow(path, "row", row, dict(zip(names, first)))
+                    row += 1
+                width = len(names)
+                for cells in reader:
+                    if not cells:
+                        continue
+                    if len(cells) > width:
                         yield BadRow(path, f"row {row} (line {reader.line_num})", "csv_extra_columns",
-                                     "row has more columns than the header", "quote fields that contain the delimiter")
-                    else:
-                        yield RawRow(path, "row", row, rec)
+                                     f"row has {len(cells)} columns, the header {width}", "quote fields that contain the delimiter")
+                    else:  # a short row lacks its last fields: they are missing, not empty
+                        yield RawRow(path, "row", row, dict(zip(names, cells)))
                     row += 1
             except UnicodeDecodeError:
                 raise InputError(path, f"after row {row}", "invalid UTF-8", "re-encode the file as UTF-8") from None
@@ -284,6 +296,21 @@ def _iter_csv(path: str) -> Iterator[RawRow | BadRow]:
                 raise InputError(path, f"line {reader.line_num}", f"malformed CSV ({e})", "check quoting") from None
     except PermissionError:
         raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
+
+
+_HEADER_CELL = re.compile(r"[A-Za-z_][\w .:/()-]{0,63}")
+
+
+def _looks_like_header(cells: list[str]) -> bool:
+    """Column names are short, distinct, start with a letter and have a few words at most.
+
+    ``csv.Sniffer.has_header`` misjudges text-heavy files both ways (checked on MMLU's CSVs
+    and on question/answer files), so this simpler rule decides.
+    """
+    return (
+        len(set(cells)) == len(cells)
+        and all(_HEADER_CELL.fullmatch(c) and len(c.split()) <= 4 for c in cells)
+    )
 
 
 def _iter_hf(path: str) -> Iterator[RawRow | BadRow]:

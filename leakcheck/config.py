@@ -175,6 +175,9 @@ class ScanConfig:
     allow_partial: bool = False
     near: NearConfig = field(default_factory=NearConfig)
     contained: ContainedConfig = field(default_factory=ContainedConfig)
+    #: near/contained matches this far under their threshold are listed as closest non-leaks.
+    near_miss_margin: float = 0.1
+    max_near_misses: int = 20
     batch_size: int = 4096
     #: Train records a template-aware detector sees before matching starts.
     sample_size: int = 20_000

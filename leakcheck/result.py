@@ -137,6 +137,9 @@ class ScanResult:
     findings: tuple[Finding, ...]
     chance: tuple[ChanceMatch, ...] = ()
     eval_duplicates: tuple[EvalDuplicate, ...] = ()
+    #: The closest near/contained matches under their thresholds: not leaks, shown so a person
+    #: can judge the thresholds (GSM8K's same-template pairs land here).
+    near_misses: tuple[Finding, ...] = ()
     notes: tuple[str, ...] = ()
     created_at: str = ""
 
@@ -177,6 +180,7 @@ class ScanResult:
             "findings": len(self.findings),
             "chance_target_matches": {"count": len(self.chance), "percent": _pct(len(self.chance), total)},
             "eval_duplicates": {"groups": len(self.eval_duplicates), "records": len(dup_rows)},
+            "near_misses": len(self.near_misses),
             # rows = records + skipped on each side: nothing is dropped without a count
             "skipped_rows": {
                 "train": {"count": sum(self.train.skipped.values()), "by_reason": dict(sorted(self.train.skipped.items()))},

@@ -186,6 +186,7 @@ class _Collector:
         self.espec = espec
         self.treader = tspec_ref
         self.findings: list[Finding] = []
+        self.near_misses: dict[tuple[int, str], tuple[tuple, Finding]] = {}
         self.short = [r.target is not None and len(normalize(r.target)) < config.short_target_chars for r in evals]
         # eval idx -> [train keys seen, pending findings, total matches, examples]
         self.target_only: dict[int, list[Any]] = {}
@@ -201,13 +202,20 @@ class _Collector:
 
     def add_batch(self, batch: list[Record], matches: Iterable[tuple[str, Match]]) -> None:
         best: dict[tuple[int, int], dict[tuple[str, str], tuple[int, float, str]]] = {}
+        below: list[tuple[str, Match]] = []
         for level, m in matches:
+            if m.below:
+                below.append((level, m))
+                continue
             slot = best.setdefault((m.pos, m.eval_idx), {})
             fk = (m.eval_field, m.train_field)
             cand = (_RANK[level], -m.score, level)
             if fk not in slot or cand < slot[fk]:
                 slot[fk] = cand
         tspec = self.treader.spec
+        for level, m in below:
+            if (m.pos, m.eval_idx) not in best:
+                self._near_miss(level, m, batch[m.pos], tspec)
         for (pos, ei), slot in sorted(best.items()):
             t = batch[pos]
             e = self.evals[ei]
@@ -272,6 +280,30 @@ class _Collector:
         else:
             st[1] = []
 
+    def _near_miss(self, level: str, m: Match, t: Record, tspec: FormatSpec | None) -> None:
+        """Keep, per eval record and level, the highest-scoring match under the threshold.
+
+        The key orders every candidate totally, so what is kept does not depend on the
+        order or sharding of the train side.
+        """
+        key = (m.score, -t.row, m.eval_field, m.train_field)
+        slot = (m.eval_idx, level)
+        if slot in self.near_misses and key <= self.near_misses[slot][0]:
+            return
+        kind = m.eval_field if m.eval_field == m.train_field else f"{m.eval_field}_in_{m.train_field}"
+        f = self._finding(self.evals[m.eval_idx], t, kind, level, m.score, m.eval_field, m.train_field, tspec)
+        self.near_misses[slot] = (key, f)
+
+    def closest_near_misses(self) -> tuple[Finding, ...]:
+        """The ``max_near_misses`` best near misses, one per eval record and level, best first."""
+        leaked = {f.eval_row for f in self.findings}
+        ranked = sorted(
+            ((key[0], -f.eval_row, _RANK[f.level], key), f)
+            for (ei, lv), (key, f) in self.near_misses.items()
+            if f.eval_row not in leaked
+        )
+        return tuple(f for _, f in reversed(ranked[-self.cfg.max_near_misses :]))
+
     def finish(self) -> tuple[list[Finding], list[ChanceMatch]]:
         chance: list[ChanceMatch] = []
         for ei, (keys, pending, total, examples, level) in sorted(self.target_only.items()):
@@ -291,6 +323,7 @@ class _Collector:
 def _parameters(config: ScanConfig, dets: list[Detector]) -> dict[str, Any]:
     return {
         "levels": {d.level: d.parameters() for d in dets},
+        "near_miss_margin": config.near_miss_margin,
         "short_target_chars": config.short_target_chars,
         "max_target_hits": config.max_target_hits,
         "on_error": config.on_error,
@@ -360,6 +393,7 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
     if treader.records == 0:
         _no_records(tinfo, "train")
     findings, chance = collector.finish()
+    near_misses = collector.closest_near_misses()
     for d in dets:
         notes.extend(getattr(d, "notes", lambda: [])())
     return ScanResult(
@@ -370,6 +404,7 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
         findings=tuple(findings),
         chance=tuple(chance),
         eval_duplicates=tuple(_eval_duplicates(evals, cfg.short_target_chars)),
+        near_misses=near_misses,
         notes=tuple(notes),
         created_at=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
     )

@@ -133,3 +133,22 @@ def test_gate_includes_or_excludes_each_level(tmp_path):
     assert run("scan", str(tr), str(ev), "--fail-on", "prompt:near").exit_code == 1
     assert run("scan", str(tr), str(ev), "--fail-on", "contained").exit_code == 0
     assert run("scan", str(tr), str(ev), "--levels", "exact,normalized,contained", "--fail-on", "any").exit_code == 0
+
+
+def test_near_misses_are_listed_not_counted(tmp_path):
+    words = ("the farmer takes his seven goats and three sheep to the market every saturday morning and sells "
+             "each goat for forty dollars and each sheep for fifty five dollars how much money does he bring home "
+             "after selling all of the animals if he also spends twelve dollars on lunch").split()
+    edited = list(words)
+    for i in (4, 12, 22, 33, 40):  # 5 of 45 words replaced: Jaccard of 3-shingles just under 0.6
+        edited[i] = "zebra"
+    ev = write_jsonl(tmp_path / "eval.jsonl", [{"id": "e", "question": " ".join(words)}])
+    tr = write_jsonl(tmp_path / "train.jsonl", [{"id": "t", "question": " ".join(edited)}])
+    j, md = tmp_path / "r.json", tmp_path / "r.md"
+    res = run("scan", str(tr), str(ev), "--levels", "near", "--fail-on", "any", "--json", str(j), "--markdown", str(md))
+    assert res.exit_code == 0, res.output
+    rep = json.loads(j.read_text())
+    assert rep["findings"] == [] and rep["summary"]["near_misses"] == 1
+    (m,) = rep["near_misses"]
+    assert (m["eval_id"], m["train_id"], m["kind"], m["level"]) == ("e", "t", "prompt", "near") and 0.5 <= m["score"] < 0.6
+    assert "## Closest matches below the thresholds (not leaks)" in md.read_text()

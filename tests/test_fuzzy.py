@@ -229,7 +229,15 @@ def _gsm8k(split: str) -> list[dict]:
 @needs_gsm8k
 def test_gsm8k_train_vs_test_has_no_fuzzy_leak_at_defaults_but_real_overlaps_show_their_scores():
     train, test = SHARED / "gsm8k" / "train.jsonl", SHARED / "gsm8k" / "test.jsonl"
-    assert leakcheck.scan(train, test, FUZZY).findings == ()
+    default = leakcheck.scan(train, test, FUZZY)
+    assert default.findings == ()
+    # At the defaults they are no leaks, but the report lists them as the closest matches
+    # under the thresholds, with their real scores, for a person to judge. (632 vs 20 at
+    # Jaccard 0.5143 is not among them: LSH tuned for 0.6 makes it a candidate with p ~ 0.89,
+    # and this seed misses it; near misses are best effort, leaks are not.)
+    assert [(f.eval_row, f.train_row, f.kind, f.level, f.score) for f in default.near_misses] == [
+        (602, 1314, "prompt", "near", 0.5862), (602, 1314, "prompt", "contained", 0.5385),
+    ]
     # Lowered thresholds show the natural overlaps: same-template problems (test 602 "A plane
     # travels 1200 miles in 3 hours..." vs train 1314/5162 "A train travels 270 miles...").
     low = ScanConfig(levels=("near", "contained"), near=NearConfig(threshold=0.5), contained=ContainedConfig(threshold=0.25))

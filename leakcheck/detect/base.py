@@ -14,7 +14,8 @@ class Match(NamedTuple):
 
     ``eval_field``/``train_field`` are ``"prompt"`` or ``"target"``; equal fields give the
     ``prompt``/``target`` kinds, crossed fields the ``target_in_prompt``/``prompt_in_target``
-    kinds.
+    kinds. ``below``: the score is under the level's threshold but within the report's
+    near-miss margin: shown to a person as a closest non-leak, never counted or gated.
     """
 
     pos: int
@@ -22,6 +23,7 @@ class Match(NamedTuple):
     eval_field: str
     train_field: str
     score: float
+    below: bool = False
 
 
 class Detector(Protocol):

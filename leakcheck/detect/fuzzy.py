@@ -14,7 +14,7 @@ sample :meth:`prime` sees) is suppressed on both sides before anything is compar
 >>> q = "a farmer has 12 cows and buys 7 more cows at the market on monday how many cows does he have"
 >>> det = build("contained", [Record("e0", 0, q, "He has 19 cows.")], ScanConfig())
 >>> list(det.probe([Record("t0", 0, "Problem 1: what is 2+2? Problem 2: " + q + " Problem 3: ...", "19")]))
-[Match(pos=0, eval_idx=0, eval_field='prompt', train_field='prompt', score=1.0)]
+[Match(pos=0, eval_idx=0, eval_field='prompt', train_field='prompt', score=1.0, below=False)]
 """
 
 from __future__ import annotations
@@ -157,9 +157,9 @@ class _GramIndex:
             h, text_of = h[keep], text_of[keep]
         return h, text_of
 
-    def _match(self, pos: int, item: int, train_field: str, score: float) -> Match:
+    def _match(self, pos: int, item: int, train_field: str, score: float, below: bool = False) -> Match:
         ef = "prompt" if item < self.E else "target"
-        return Match(pos, item % self.E if item >= self.E else item, ef, train_field, score)
+        return Match(pos, item % self.E if item >= self.E else item, ef, train_field, score, below)
 
     def _template_params(self) -> dict[str, Any]:
         return {
@@ -206,6 +206,7 @@ class ContainedDetector(_GramIndex):
     def __init__(self, evals: Sequence[Record], config: ScanConfig):
         c = config.contained
         self.n, self.threshold = c.ngram, c.threshold
+        self.low = max(1e-9, c.threshold - config.near_miss_margin)
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
         self._index_evals(evals)
 
@@ -224,9 +225,9 @@ class ContainedDetector(_GramIndex):
             counts_key, counts = grams.unique_counts(rec[row] * n_items + item)
             t, item = np.divmod(counts_key, n_items)
             score = counts / self.size[item]
-            ok = np.flatnonzero(score >= self.threshold)
-            for i in ok:
-                yield self._match(int(t[i]), int(item[i]), field, float(score[i]))
+            for i in np.flatnonzero(score >= self.low):
+                sc = float(score[i])
+                yield self._match(int(t[i]), int(item[i]), field, sc, below=sc < self.threshold)
 
     def parameters(self) -> dict[str, Any]:
         return {
@@ -260,6 +261,7 @@ class NearDetector(_GramIndex):
 
         c = config.near
         self.n, self.threshold, self.num_perm, self.seed = c.shingle, c.threshold, c.num_perm, c.seed
+        self.low = max(1e-9, c.threshold - config.near_miss_margin)
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
         self.fp_weight = c.lsh_fp_weight
         weights = (c.lsh_fp_weight, 1.0 - c.lsh_fp_weight)
@@ -305,7 +307,7 @@ class NearDetector(_GramIndex):
 
     def probe(self, batch: Sequence[Record]) -> Iterator[Match]:
         union = self.postings.set
-        t = self.threshold
+        t = self.low  # texts that may reach the near-miss margin survive the cheap cuts
         for field in FIELDS:
             h, text_of = self._train_grams(batch, field)
             n = len(batch)
@@ -348,8 +350,8 @@ class NearDetector(_GramIndex):
                 inter = len(np.intersect1d(a, bset, assume_unique=True))
                 jac = inter / (len(a) + len(bset) - inter)
                 if jac >= t:
-                    self.stats["verified"] += 1
-                    yield self._match(int(texts[li]), it, field, jac)
+                    self.stats["verified"] += int(jac >= self.threshold)
+                    yield self._match(int(texts[li]), it, field, jac, below=jac < self.threshold)
 
     def parameters(self) -> dict[str, Any]:
         return {

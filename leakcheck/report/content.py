@@ -236,8 +236,10 @@ def contaminated_ids(result: ScanResult) -> list[str]:
     return [seen[r] for r in sorted(seen)]
 
 
-def findings_table(result: ScanResult, limit: int | None = None) -> Table:
-    fs = result.findings if limit is None else result.findings[:limit]
+def findings_table(result: ScanResult, limit: int | None = None, near_misses: bool = False) -> Table:
+    """The leaks, or with ``near_misses`` the closest matches under the thresholds."""
+    fs = result.near_misses if near_misses else result.findings
+    fs = fs if limit is None else fs[:limit]
     rows = tuple((f.eval_id, f.train_id, f"`{f.kind}`", f.level, f"{f.score:.2f}", f.eval_snippet, f.train_snippet) for f in fs)
     return Table(("eval id", "train id", "kind", "level", "score", "eval text", "train text"), rows,
                  numeric=frozenset({4}), data_cols=frozenset({0, 1, 5, 6}))

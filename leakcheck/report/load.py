@@ -75,6 +75,7 @@ def from_dict(d: dict[str, Any]) -> ScanResult:
             EvalDuplicate(kind=e["kind"], level=e["level"], ids=tuple(e["ids"]), rows=tuple(e["rows"]), snippet=e["snippet"])
             for e in d["eval_duplicates"]
         ),
+        near_misses=tuple(Finding(**f) for f in d.get("near_misses", ())),
         notes=tuple(d.get("notes", ())),
         created_at=d.get("created_at", ""),
     )

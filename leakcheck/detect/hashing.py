@@ -10,8 +10,8 @@ its head ~1 µs). Only a key hit normalizes the whole text and compares it in fu
 
 >>> from leakcheck.records import Record
 >>> d = TextMatchDetector("normalized", [Record("e0", 0, "What is  2+2?", "Four")], min_cross_chars=20)
->>> list(d.probe([Record("t0", 0, "what is 2+2?", "four")]))
-[Match(pos=0, eval_idx=0, eval_field='prompt', train_field='prompt', score=1.0, below=False), Match(pos=0, eval_idx=0, eval_field='target', train_field='target', score=1.0, below=False)]
+>>> [(m.eval_field, m.train_field, m.score) for m in d.probe([Record("t0", 0, "what is 2+2?", "four")])]
+[('prompt', 'prompt', 1.0), ('target', 'target', 1.0)]
 """
 
 from __future__ import annotations

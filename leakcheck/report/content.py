@@ -236,6 +236,15 @@ def contaminated_ids(result: ScanResult) -> list[str]:
     return [seen[r] for r in sorted(seen)]
 
 
+NEAR_MISS_TITLE = "Closest matches below the thresholds (not leaks)"
+
+
+def near_miss_text(result: ScanResult) -> str:
+    margin = result.parameters.get("near_miss_margin", "")
+    return (f"The highest-scoring near/contained match within {margin} under its level's threshold, per eval record "
+            "and level: not counted, not gated; shown so a person can judge the thresholds.")
+
+
 def findings_table(result: ScanResult, limit: int | None = None, near_misses: bool = False) -> Table:
     """The leaks, or with ``near_misses`` the closest matches under the thresholds."""
     fs = result.near_misses if near_misses else result.findings

@@ -210,8 +210,7 @@ def to_html(result: ScanResult, policy: Policy | None = None, title: str = "Trai
         if len(result.findings) > MAX_ROWS:
             p.append(f"<p>{len(result.findings) - MAX_ROWS} more findings are in the JSON report.</p>")
     if result.near_misses:
-        margin = result.parameters.get("near_miss_margin", "")
-        p += ["<h2>Closest matches below the thresholds (not leaks)</h2>", "<p>" + html.escape("The highest-scoring near/contained matches within {m} under their level's threshold: not counted, not gated; shown so a person can judge the thresholds.".format(m=margin)) + "</p>",
+        p += [f"<h2>{content.NEAR_MISS_TITLE}</h2>", f"<p>{html.escape(content.near_miss_text(result))}</p>",
               table(content.findings_table(result, MAX_ROWS, near_misses=True), "near-misses", sortable=True, text_cols=frozenset({5, 6}))]
     if result.chance:
         p += ["<h2>Chance target matches (not gated by default)</h2>", table(content.chance_table(result, MAX_ROWS), "chance", sortable=True)]

@@ -76,8 +76,7 @@ def to_markdown(result: ScanResult, policy: Policy | None = None, title: str = "
             out.append(f"\n{len(result.findings) - MAX_ROWS} more findings are in the JSON report.")
         out.append("")
     if result.near_misses:
-        margin = result.parameters.get("near_miss_margin", "")
-        out += ["## Closest matches below the thresholds (not leaks)", "", "The highest-scoring near/contained matches within {m} under their level's threshold: not counted, not gated; shown so a person can judge the thresholds.".format(m=margin), ""]
+        out += [f"## {content.NEAR_MISS_TITLE}", "", content.near_miss_text(result), ""]
         out += table(content.findings_table(result, MAX_ROWS, near_misses=True)) + [""]
     if result.chance:
         out += ["## Chance target matches (not gated by default)", ""] + table(content.chance_table(result, MAX_ROWS)) + [""]

@@ -309,10 +309,29 @@ def test_local_dataset_repo_with_several_splits_needs_one_split(tmp_path: Path):
     rows = [{"question": Q1, "answer": A1}, {"question": Q2, "answer": A2}]
     pq.write_table(pa.Table.from_pylist(rows), repo / "data" / "train-00000-of-00001.parquet")
     pq.write_table(pa.Table.from_pylist(rows[:1]), repo / "data" / "test-00000-of-00001.parquet")
-    with pytest.raises(leakcheck.InputError, match=r"the folder mixes several splits \(test, train\); pass one split's files"):
+    with pytest.raises(leakcheck.InputError) as ei:
         leakcheck.scan(repo, repo / "data" / "test-00000-of-00001.parquet", EXACT_NORM)
+    assert str(ei.value) == f"{repo}: the folder mixes several splits (test, train); pick one, e.g. {repo}::train"
     r = leakcheck.scan(str(repo / "data" / "train-*.parquet"), repo / "data" / "test-00000-of-00001.parquet", EXACT_NORM)
     assert triples(r) == {("0", "0", "pair", "exact")}
+    r = leakcheck.scan(f"{repo}::train", f"{repo}::test", EXACT_NORM)
+    assert triples(r) == {("0", "0", "pair", "exact")} and r.train.path == f"{repo}::train"
+    with pytest.raises(leakcheck.InputError) as ei:
+        leakcheck.scan(f"{repo}::validation", f"{repo}::test", EXACT_NORM)
+    assert str(ei.value) == f"{repo}::validation: no data files of split 'validation'; splits found: test, train"
+
+
+def test_saved_dataset_dict_splits(tmp_path: Path):
+    import datasets
+
+    rows = [{"question": Q1, "answer": A1}, {"question": Q2, "answer": A2}]
+    dd = datasets.DatasetDict({"train": datasets.Dataset.from_list(rows), "test": datasets.Dataset.from_list(rows[1:])})
+    dd.save_to_disk(str(tmp_path / "dd"))
+    with pytest.raises(leakcheck.InputError) as ei:
+        leakcheck.scan(tmp_path / "dd", tmp_path / "dd", EXACT_NORM)
+    assert str(ei.value) == f"{tmp_path / 'dd'}: is a DatasetDict with splits test, train; pick one, e.g. {tmp_path / 'dd'}::test"
+    r = leakcheck.scan(f"{tmp_path / 'dd'}::train", f"{tmp_path / 'dd'}::test", EXACT_NORM)
+    assert triples(r) == {("0", "1", "pair", "exact")}
 
 
 def test_verl_collabllm_recipe_split_per_turn(tmp_path: Path):

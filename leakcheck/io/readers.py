@@ -82,9 +82,20 @@ def _is_hf_saved(path: str) -> bool:
     )
 
 
+def _split_of(relpath: str) -> str | None:
+    m = _SPLIT_WORD.search(relpath.lower())
+    return m.group(1) if m else None
+
+
 def open_source(path: str | os.PathLike) -> Source:
-    """Resolve a file, folder, glob or ``save_to_disk`` folder; raise :class:`InputError` if empty."""
+    """Resolve a file, folder, glob or ``save_to_disk`` folder; raise :class:`InputError` if empty.
+
+    ``FOLDER::SPLIT`` picks one split of a local dataset repo (files whose path names the
+    split, e.g. ``data/test-00000-of-00001.parquet``) or of a saved ``DatasetDict``.
+    """
     path = os.fspath(path)
+    if "::" in path and not os.path.exists(path):
+        return _open_split(*path.rsplit("::", 1))
     if any(c in path for c in "*?[") and not os.path.exists(path):
         files = sorted(f for f in glob.glob(path, recursive=True) if os.path.isfile(f) and _is_data_file(f))
         if not files:
@@ -98,7 +109,7 @@ def open_source(path: str | os.PathLike) -> Source:
                 names = sorted(d for d in os.listdir(path) if os.path.isdir(os.path.join(path, d)))
                 raise InputError(
                     path, None, f"is a DatasetDict with splits {', '.join(names)}",
-                    f"pass one split's folder, e.g. {os.path.join(path, names[0] if names else 'train')}",
+                    f"pick one, e.g. {path}::{names[0] if names else 'train'}",
                 )
             return Source(path, (path,), "hf")
         files = []
@@ -107,16 +118,43 @@ def open_source(path: str | os.PathLike) -> Source:
             files += [os.path.join(root, n) for n in sorted(names) if _is_data_file(n) and not n.startswith(".")]
         if not files:
             raise InputError(path, None, "the folder holds no data files", "data files end in " + ", ".join(DATA_SUFFIXES))
-        splits: set[str] = {m.group(1) for f in files for m in [_SPLIT_WORD.search(os.path.relpath(f, path).lower())] if m}
+        splits = {sp for f in files if (sp := _split_of(os.path.relpath(f, path)))}
         if len(splits) > 1:
             raise InputError(
                 path, None, f"the folder mixes several splits ({', '.join(sorted(splits))})",
-                "pass one split's files, e.g. a glob like " + os.path.join(path, "**", f"*{sorted(splits)[-1]}*"),
+                f"pick one, e.g. {path}::{sorted(splits)[-1]}",
             )
         return Source(path, tuple(files), "files")
     if not os.access(path, os.R_OK):
         raise InputError(path, None, "permission denied", "make the file readable (chmod +r) or run as a user who may read it")
     return Source(path, (path,), "files")
+
+
+def _open_split(folder: str, split: str) -> Source:
+    whole = f"{folder}::{split}"
+    if not os.path.isdir(folder):
+        raise InputError(whole, None, f"no such folder {folder}", "FOLDER::SPLIT needs a dataset folder")
+    if os.path.isfile(os.path.join(folder, "dataset_dict.json")):
+        sub = os.path.join(folder, split)
+        if not os.path.isdir(sub):
+            names = sorted(d for d in os.listdir(folder) if os.path.isdir(os.path.join(folder, d)))
+            raise InputError(whole, None, f"the DatasetDict has no split {split!r}", f"choose one of {', '.join(names)}")
+        return Source(whole, (sub,), "hf")
+    return Source(whole, tuple(_split_files(folder, split)), "files")
+
+
+def _split_files(folder: str, split: str) -> list[str]:
+    found: dict[str, list[str]] = {}
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for n in sorted(names):
+            f = os.path.join(root, n)
+            if _is_data_file(n) and not n.startswith("."):
+                found.setdefault(_split_of(os.path.relpath(f, folder)) or "", []).append(f)
+    if split.lower() not in found:
+        known = ", ".join(sorted(k for k in found if k)) or "none named in the file paths"
+        raise InputError(f"{folder}::{split}", None, f"no data files of split {split!r}", f"splits found: {known}")
+    return found[split.lower()]
 
 
 def iter_rows(source: Source) -> Iterator[RawRow | BadRow]:

@@ -289,3 +289,151 @@ def test_mbpp_natural_duplicates_keep_their_level(tmp_path: Path):
         full_by.setdefault(key(f), []).append(f.level)
     # every exact/normalized finding is still there once, at the same level
     assert {k: full_by[k] for k in strict_by} == {k: [lv] for k, lv in strict_by.items()}
+
+
+# -- review: edge cases of the near and contained levels -----------------------------------------
+
+def _leaky_train(n: int = 300, seed: int = 7) -> tuple[list[dict], list[dict]]:
+    """Eval items and a train side: near copies (some in a train template), quoted targets, pasted
+    questions, near misses (for eval items 20-29) and filler."""
+    rnd = random.Random(seed)
+    vocab = [f"w{i}" for i in range(3000)]
+    evals = [{"id": f"e{i}", "question": " ".join(rnd.choice(vocab) for _ in range(40)),
+              "answer": " ".join(rnd.choice(vocab) for _ in range(30))} for i in range(30)]
+    frame = "please read the following problem carefully and answer with a number only"
+    trains = []
+    for i in range(n):
+        if i % 9 == 0:
+            e = evals[(i // 9) % 20]
+            ws = e["question"].split()
+            for j in rnd.sample(range(40), (i // 9) % 12):
+                ws[j] = rnd.choice(vocab)
+            p = (frame + " " if i % 2 else "") + " ".join(ws)
+            t = e["answer"] if i % 4 == 0 and i < 100 else "no"
+        elif i % 11 == 0:
+            p, t = "quote: " + evals[i % 20]["answer"], "ok"
+        elif i % 17 == 3:  # 4 words of 40 replaced, spread out: Jaccard about 0.52, a near miss
+            p, t = replace_words(evals[20 + i % 10]["question"], {k: rnd.choice(vocab) for k in (2, 12, 22, 32)}), "ok"
+        elif i % 13 == 5:  # pasted into a long text, a few words cut: contained
+            filler = lambda: " ".join(rnd.choice(vocab) for _ in range(60))  # noqa: E731
+            p, t = filler() + " " + " ".join(evals[i % 20]["question"].split()[(i // 13) % 8 :]) + " " + filler(), "ok"
+        else:
+            p, t = frame + " " + " ".join(rnd.choice(vocab) for _ in range(30)), "fine"
+        trains.append({"id": str(i), "prompt": p, "response": t})
+    return trains, evals
+
+
+@pytest.mark.parametrize("sample_size", [20_000, 50])
+def test_results_do_not_depend_on_batch_size(sample_size):
+    trains, evals = _leaky_train()
+
+    def run(bs: int):
+        r = leakcheck.scan(trains, evals, FUZZY.with_(batch_size=bs, sample_size=sample_size))
+        return r.findings, r.near_misses, r.chance, r.notes
+
+    base = run(4096)
+    assert len(base[0]) > 20 and base[1], "the data must give findings and near misses"
+    assert {f.level for f in base[0]} == {"near", "contained"} and any(f.kind == "target_in_prompt" for f in base[0])
+    for bs in (1, 7):
+        assert run(bs) == base
+
+
+def test_words_of_an_empty_batch_and_an_empty_train_side():
+    """prime() sees an empty sample when the train side has no records: it crashed in np.concatenate."""
+    w = grams.words([])
+    assert w.offsets.tolist() == [0] and len(w.hashes) == 0
+    assert grams.ngrams(w, 3)[0].tolist() == []
+    with pytest.raises(leakcheck.errors.InputError, match="train input has no records"):
+        leakcheck.scan([], [{"question": Q, "answer": A}], FUZZY)
+
+
+def test_word_cache_is_keyed_on_the_texts_not_the_batch_object():
+    """A batch list refilled in place (or a new list with a recycled id) was served the old words."""
+    det = fuzzy.build("near", [Record("e0", 0, Q, A)], ScanConfig())
+    batch = [Record("t0", 0, OTHER_Q, OTHER_A)]
+    assert list(det.probe(batch)) == []
+    batch[0] = Record("t1", 1, Q, "no")
+    assert [(m.eval_field, m.train_field, m.score) for m in det.probe(batch)] == [("prompt", "prompt", 1.0)]
+
+
+def test_word_cache_never_serves_another_batchs_words(monkeypatch):
+    """Interleaved callers (threads of an executor): the words of one batch must not land under another."""
+    cache = fuzzy._WordCache()
+    a, b = [Record("a", 0, "alpha beta gamma", None)], [Record("b", 0, "one two three four", None)]
+    real = grams.words
+
+    def words(texts):
+        if texts == ["alpha beta gamma"]:
+            cache.get(b, "prompt")  # another caller fills the cache while batch a is tokenized
+        return real(texts)
+
+    monkeypatch.setattr(grams, "words", words)
+    assert cache.get(a, "prompt").lengths.tolist() == [3]
+    assert cache.get(b, "prompt").lengths.tolist() == [4]
+
+
+def test_train_prompt_equal_to_an_eval_target_is_target_in_prompt_at_near():
+    ev = [{"id": "q", "question": Q, "answer": A}]
+    r = leakcheck.scan([{"prompt": A, "response": "Thanks."}], ev, ScanConfig(levels=("near",)))
+    assert [(f.kind, f.level, f.score, f.eval_field, f.train_field) for f in r.findings] == [
+        ("target_in_prompt", "near", 1.0, "answer", "prompt")]
+    # with every level the strongest evidence stands alone
+    assert triples(leakcheck.scan([{"prompt": A, "response": "Thanks."}], ev, ALL)) == {("q", "0", "target_in_prompt", "exact")}
+
+
+def test_duplicated_eval_items_are_not_their_own_template():
+    """25 copies of one eval question (one per rubric, say) made all its shingles 'templates': never checked."""
+    evals = [Record(f"e{i}", i, Q, f"rubric {i}") for i in range(25)]
+    evals += [Record(f"o{i}", 25 + i, f"{OTHER_Q} Variant {i}.", None) for i in range(5)]
+    retyped = replace_words(Q, {5: "cupcakes"})
+    for level in ("near", "contained"):
+        det = fuzzy.build(level, evals, ScanConfig())
+        assert det.templates == {} and det.template_only == {"prompt": 0, "target": 0}
+        got = {m.eval_idx for m in det.probe([Record("t", 0, retyped, None)]) if not m.below}
+        assert got == set(range(25)), level
+    # a real template, in 25 distinct texts, is still one
+    framed = [Record(f"e{i}", i, f"Answer briefly and show your work please. Question {i}: how many apples are in box {i}?", None)
+              for i in range(25)]
+    assert "answer briefly and" in {t[2].lower() for t in fuzzy.build("near", framed, ScanConfig()).templates.values()}
+
+
+ZH = ("一个面包店每个松饼卖三元每块饼干卖两元星期一卖出四十五个松饼和两倍于松饼数量的饼干"
+      "星期二比星期一少卖十个松饼饼干数量相同两天一共赚了多少钱")
+
+
+def test_cjk_text_is_tokenized_per_character_and_matchable():
+    """Chinese has no spaces: as one \\w+ run the whole question was one 'word', too short for any n-gram."""
+    w = grams.words([ZH, "カタカナのテスト"])
+    assert w.lengths.tolist() == [len(ZH), 8]
+    retyped = ZH.replace("饼干卖两元", "饼干卖四元")  # one character changed
+    chars = lambda t, k: {t[i : i + k] for i in range(len(t) - k + 1)}  # noqa: E731
+    exp = len(chars(ZH, 3) & chars(retyped, 3)) / len(chars(ZH, 3) | chars(retyped, 3))
+    doc = "第一题：小明有三个苹果，小红有五个梨，他们一共有几个水果？第二题：" + ZH + "。第三题：今天星期几？明天呢？后天又是星期几？"
+    ev = [{"id": "zh", "question": ZH, "answer": "两天一共赚了六百元。"}]
+    r = leakcheck.scan([{"prompt": retyped, "response": "?"}, {"prompt": doc, "response": "?"}], ev, FUZZY)
+    assert {(f.train_id, f.kind, f.level, f.score) for f in r.findings} == {
+        ("0", "prompt", "near", round(exp, 4)), ("1", "prompt", "contained", 1.0)}
+    assert 0.8 < exp < 1
+
+
+def test_texts_without_words_emoji_and_none_targets():
+    ev = [{"id": "p", "question": "?!... —", "answer": "😀😀"}, {"id": "q", "question": Q, "answer": A}]
+    tr = [{"prompt": "...", "response": "!!!"}, {"prompt": "😀 " + Q + " 🎉", "response": "…"}]
+    r = leakcheck.scan(tr, ev, FUZZY)
+    assert {(f.eval_id, f.train_id, f.kind, f.level) for f in r.findings} == {("q", "1", "prompt", "near")}
+    assert r.parameters["levels"]["near"]["eval_prompts_too_short"] == 1
+    det = fuzzy.build("near", [Record("q", 0, Q, None)], ScanConfig())
+    assert [m.score for m in det.probe([Record("t", 0, Q, None), Record("u", 1, "", None)])] == [1.0]
+
+
+def test_fuzzy_results_do_not_depend_on_the_hash_seed(tmp_path: Path):
+    import subprocess
+    import sys
+
+    trains, evals = _leaky_train(120)
+    tr, ev = write_jsonl(tmp_path / "train.jsonl", trains), write_jsonl(tmp_path / "eval.jsonl", evals)
+    code = ("import leakcheck, sys; r = leakcheck.scan(sys.argv[1], sys.argv[2], leakcheck.ScanConfig(levels=('near', 'contained')));"
+            "print(repr((r.findings, r.near_misses, r.notes, r.parameters['levels'])))")
+    outs = {subprocess.run([sys.executable, "-c", code, str(tr), str(ev)], env={**__import__("os").environ, "PYTHONHASHSEED": s},
+                           capture_output=True, text=True, check=True).stdout for s in ("0", "4242")}
+    assert len(outs) == 1 and "near" in next(iter(outs))

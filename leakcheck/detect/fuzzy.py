@@ -5,9 +5,10 @@ eval target ``i``. A train prompt is looked up against all items, so the same pa
 ``prompt`` matches (eval prompt in train prompt) and ``target_in_prompt`` matches (eval target
 in train prompt); a train target finds ``target`` and ``prompt_in_target`` matches.
 
-Templates are not evidence: an n-gram found in at least ``template_share`` of the texts of
-one field of one file (eval prompts, eval targets, and the train prompts/targets of the
-sample :meth:`prime` sees) is suppressed on both sides before anything is compared.
+Templates are not evidence: an n-gram found in at least ``template_share`` of the distinct
+texts of one field of one file (eval prompts, eval targets, and the train prompts/targets of
+the sample :meth:`prime` sees) is suppressed on both sides before anything is compared.
+Copies of one text count once: a duplicated item is not a template of itself.
 
 >>> from leakcheck.records import Record
 >>> from leakcheck.config import ScanConfig, ContainedConfig
@@ -20,6 +21,7 @@ sample :meth:`prime` sees) is suppressed on both sides before anything is compar
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -35,22 +37,25 @@ _TOP_TEMPLATES = 5
 
 
 class _WordCache:
-    """Word hashes of the last batch, shared by the near and contained detectors.
+    """Word hashes of the last batch, per field, shared by the near and contained detectors.
 
-    ``scan`` probes every detector with the same batch object in turn; holding a reference
-    to it makes the identity check safe (no id reuse while cached).
+    ``scan`` probes every detector with the same batch in turn. The cache is keyed on the
+    field's text objects themselves, compared by identity, not on the batch object: a list
+    refilled in place, or a new list that got a freed list's ``id``, cannot be served the
+    words of other texts (the cached entry holds its texts, so their ids stay taken). An
+    entry is replaced as a whole, so concurrent callers never see another batch's words.
     """
 
     def __init__(self) -> None:
-        self._batch: object = None
-        self._words: dict[str, grams.Words] = {}
+        self._entries: dict[str, tuple[list[str | None], grams.Words]] = {}
 
     def get(self, batch: Sequence[Record], field: str) -> grams.Words:
-        if batch is not self._batch:
-            self._batch, self._words = batch, {}
-        w = self._words.get(field)
-        if w is None:
-            w = self._words[field] = grams.words([getattr(r, field) for r in batch])
+        texts = [getattr(r, field) for r in batch]
+        hit = self._entries.get(field)
+        if hit is not None and len(hit[0]) == len(texts) and all(map(operator.is_, hit[0], texts)):
+            return hit[1]
+        w = grams.words(texts)
+        self._entries[field] = (texts, w)
         return w
 
 
@@ -90,8 +95,8 @@ class _GramIndex:
         for fi, f in enumerate(FIELDS):
             w = self._eval_words[f]
             h, text_of = grams.ngrams(w, self.n)
-            n_texts = len(evals) if f == "prompt" else int(self.has_target.sum())
-            self._learn_templates(w, h, text_of, n_texts, _POPULATIONS[fi])
+            present = np.ones(self.E, dtype=bool) if f == "prompt" else self.has_target
+            self._learn_templates(w, h, text_of, present, _POPULATIONS[fi])
             h_parts.append(h)
             item_parts.append(text_of + fi * self.E)
         self._eval_h = np.concatenate(h_parts)
@@ -103,11 +108,32 @@ class _GramIndex:
         }
         self._rebuild()
 
-    def _learn_templates(self, w: grams.Words, h: np.ndarray, text_of: np.ndarray, n_texts: int, population: str) -> None:
+    def _learn_templates(self, w: grams.Words, h: np.ndarray, text_of: np.ndarray, present: np.ndarray, population: str) -> None:
+        """Suppress the n-grams found in at least ``template_share`` of the distinct texts.
+
+        Texts with the same words count once: copies of one question are not a template,
+        and 20 duplicated eval items must not suppress their own n-grams.
+        """
+        if len(h) == 0:
+            return
+        o = w.offsets
+        first: dict[bytes, int] = {}
+        for i in np.flatnonzero(present).tolist():
+            first.setdefault(w.hashes[o[i] : o[i + 1]].tobytes(), i)
+        n_texts = len(first)
+        if len(first) < len(present):
+            distinct = np.zeros(len(present), dtype=bool)
+            distinct[list(first.values())] = True
+            sel = np.flatnonzero(distinct[text_of])
+            h, text_of = h[sel], text_of[sel]
+        else:
+            sel = None
         if n_texts == 0 or len(h) == 0:
             return
         limit = max(self.template_min_records, math.ceil(self.template_share * n_texts))
         uniq, df, where = grams.doc_freq(h, text_of, limit)
+        if sel is not None:
+            where = sel[where]
         self.suppressed_by[population] += len(uniq)
         if len(uniq) == 0:
             return
@@ -143,9 +169,9 @@ class _GramIndex:
         before = len(self.templates)
         for fi, f in enumerate(FIELDS):
             w = _CACHE.get(sample, f)
-            n_texts = sum(getattr(r, f) is not None for r in sample)
+            present = np.array([getattr(r, f) is not None for r in sample], dtype=bool)
             h, text_of = grams.ngrams(w, self.n)
-            self._learn_templates(w, h, text_of, n_texts, _POPULATIONS[2 + fi])
+            self._learn_templates(w, h, text_of, present, _POPULATIONS[2 + fi])
         self.primed = len(sample)
         if len(self.templates) != before:
             self._rebuild()

@@ -1,7 +1,8 @@
 """Words, word n-grams and their document frequencies, hashed for a whole batch at once.
 
-Words are the ``\\w+`` runs of :func:`leakcheck.canon.normalize`'d text. Each word becomes a
-64-bit hash computed on the bytes of the whole batch at once; an n-gram hash is a
+Words are the ``\\w+`` runs of :func:`leakcheck.canon.normalize`'d text, except that every
+Han ideograph and kana character is a word by itself (Chinese and Japanese have no spaces).
+Each word becomes a 64-bit hash computed on the bytes of the whole batch at once; an n-gram hash is a
 polynomial combination of its ``n`` word hashes, computed for every position of the
 concatenated batch with ``n`` vectorized multiply-adds, then mixed. Nothing here loops
 over words or n-grams in Python.
@@ -60,7 +61,11 @@ class Words:
 
 _LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=_U64)
 _CHUNK_BYTES = 1 << 22
-_WORD_RE = re.compile(r"\w+")
+# Scripts written without spaces: each Han ideograph or kana is a word of its own, so a
+# Chinese or Japanese text has n-grams at all (as one ``\w+`` run a whole clause would be a
+# single word, and an unpunctuated question shorter than ``n`` words: never matchable).
+_CJK = "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_WORD_RE = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
 
 
 def words(texts: Sequence[str | None]) -> Words:
@@ -71,6 +76,9 @@ def words(texts: Sequence[str | None]) -> Words:
     A word's hash is a polynomial hash of its bytes, mixed.
     """
     parts = ["" if t is None else t for t in texts]
+    if not parts:
+        z = np.zeros(0, dtype=np.int64)
+        return Words(np.zeros(0, dtype=_U64), np.zeros(1, dtype=np.int64), b"", z, z)
     odd = [i for i, t in enumerate(parts) if not t.isascii()]
     nbytes = [len(t) for t in parts]
     if odd:

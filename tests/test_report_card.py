@@ -190,4 +190,4 @@ def test_conda_by_subset_dev_split_model_to_file(tmp_path, report):
 def test_conda_rejects_separator_in_values(report):
     res = run("conda", str(report), "--dataset", "a;b", "--source", "s")
     assert res.exit_code == 2
-    assert res.output == "leakcheck: error: conda: Evaluation Dataset 'a;b' contains ';' or a line break, which the CONDA file cannot hold\n"
+    assert res.output == "leakcheck: error: conda: Evaluation Dataset 'a;b' contains ';', '\"' or a line break, which the CONDA file cannot hold\n"

@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import urllib.parse
 from typing import Any
 
 from .. import __version__
@@ -54,7 +55,13 @@ def card_file(path: str | os.PathLike) -> str:
     ('cards/README.md', 'cards/gsm8k/README.md')
     """
     p = os.fspath(path)
-    return p if not os.path.isdir(p) and p.lower().endswith(".md") else os.path.join(p, "README.md")
+    if os.path.isdir(p):
+        return os.path.join(p, "README.md")
+    if p.lower().endswith(".md"):
+        return p
+    if os.path.exists(p):
+        raise UsageError(f"{p}: a dataset card is a .md file (README.md) or a folder holding one; pass that instead")
+    return os.path.join(p, "README.md")
 
 
 def sha256_file(path: str) -> str:
@@ -145,7 +152,7 @@ def section(result: ScanResult, policy: Policy, report_link: str | None, prints:
         + _kinds_sentence(result),
         "",
         f"Measured with leakcheck {__version__} on {result.created_at}"
-        + (f"; full report: [{os.path.basename(report_link)}]({report_link})." if report_link else "."),
+        + (f"; full report: [{content.md_text(os.path.basename(report_link))}]({_link(report_link)})." if report_link else "."),
         "",
         "### What was compared",
         "",
@@ -155,14 +162,13 @@ def section(result: ScanResult, policy: Policy, report_link: str | None, prints:
     ]
     rows = []
     for name, info in (("eval", result.eval), ("train", result.train)):
-        fields = ", ".join(f"{k}=`{v}`" for k, v in info.fields.items() if v)
-        rows.append((name, f"`{info.path}`", f"`{info.format}`", fields, info.records))
+        rows.append((name, content.md_code(info.path), content.md_code(info.format), content.fields_text(info), info.records))
     out += table(content.Table(("split", "path", "format", "fields", "records"), tuple(rows), numeric=frozenset({4})))
     out += ["", "Data fingerprints (sha256 of each file):", ""]
     for name in ("eval", "train"):
         for fp in prints[name]:
             digest = f"`{fp['sha256']}`" if fp["sha256"] else "(file not found when the card was written)"
-            out.append(f"- {name}: `{fp['path']}` {digest}")
+            out.append(f"- {name}: {content.md_code(fp['path'])} {digest}")
     out += ["", "### Method and thresholds", ""] + [f"- {line}" for line in content.method_lines(result, policy)]
     out += ["", "### Contaminated records per split and kind", ""]
     out += table(content.split_table(result))
@@ -176,12 +182,25 @@ def section(result: ScanResult, policy: Policy, report_link: str | None, prints:
     if not ids:
         out.append("None.")
     else:
-        shown = ", ".join(f"`{i}`" for i in ids[:MAX_IDS])
+        shown = ", ".join(content.md_code(content.clip(i)) for i in ids[:MAX_IDS])
         more = f", and {len(ids) - MAX_IDS} more (all are in the `leakcheck.eval_ids` metadata and the report)" if len(ids) > MAX_IDS else ""
         out.append(f"{len(ids)} ids: {shown}{more}.")
     out.append(END)
     return "\n".join(out)
 
+
+def _link(target: str) -> str:
+    """A link destination that stays one: spaces, parentheses and angle brackets percent-encoded.
+
+    >>> _link("../my reports/leaks (1).md"), _link("https://example.org/r.html?a=1#x")
+    ('../my%20reports/leaks%20%281%29.md', 'https://example.org/r.html?a=1#x')
+    """
+    return urllib.parse.quote(content.one_line(target), safe="/:?#[]@!$&'*+,;=%~")
+
+
+#: The markers count only on a line of their own, so a card may mention them in its text.
+_START_LINE = re.compile(rf"^[ \t]*{re.escape(START)}[ \t]*$", re.M)
+_END_LINE = re.compile(rf"^[ \t]*{re.escape(END)}[ \t]*$", re.M)
 
 _HEADER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?(?:\n|\Z)", re.S | re.M)
 
@@ -210,22 +229,37 @@ def _replace_key(header: str, block: str) -> str:
 
 
 def replace_section(text: str, sect: str, meta: dict[str, Any]) -> str:
-    """``text`` with its leakcheck section and ``leakcheck`` metadata replaced (or added)."""
+    """``text`` with its leakcheck section and ``leakcheck`` metadata replaced (or added).
+
+    A card written with CRLF line endings keeps them. A byte order mark is dropped: before
+    the ``---`` it hides the YAML header from huggingface_hub.
+    """
+    text = text.removeprefix("\ufeff")
+    crlf = text.count("\r\n") > text.count("\n") - text.count("\r\n")
+    if crlf:
+        text = text.replace("\r\n", "\n")
     m = _HEADER.match(text)
     if m:
         header, body = m.group(1), text[m.end():]
     else:
         header, body = "", ("\n" + text if text else "")
     header = _replace_key(header.rstrip("\n") if header.strip() else "", _yaml_block(meta))
-    i, j = body.find(START), body.find(END)
-    if i >= 0 and j > i:
-        body = body[:i] + sect + body[j + len(END):]
-    elif i >= 0 or j >= 0:
-        raise UsageError(f"the card has a {'start' if i >= 0 else 'end'} marker of the leakcheck section but not the other; "
-                         f"remove the stray {START if i >= 0 else END} line")
-    else:
+    starts, ends = list(_START_LINE.finditer(body)), list(_END_LINE.finditer(body))
+    if len(starts) == len(ends) == 1 and starts[0].start() < ends[0].start():
+        body = body[:starts[0].start()] + sect + body[ends[0].end():]
+    elif not starts and not ends:
         body = body.rstrip("\n") + "\n\n" + sect + "\n"
-    return f"---\n{header}\n---\n{body}"
+    elif len(starts) > 1 or len(ends) > 1:
+        raise UsageError(f"the card has {len(starts)} start and {len(ends)} end markers of the leakcheck section; "
+                         f"keep one {START} line and one {END} line around it")
+    elif starts and ends:
+        raise UsageError(f"the card's {END} line comes before its {START} line; put the start marker first")
+    else:
+        raise UsageError(f"the card has a {'start' if starts else 'end'} marker of the leakcheck section but not the other; "
+                         f"remove the stray {START if starts else END} line or add the missing "
+                         f"{END if starts else START} line")
+    out = f"---\n{header}\n---\n{body}"
+    return out.replace("\n", "\r\n") if crlf else out
 
 
 def new_card(pretty_name: str, **template_kwargs: Any) -> str:

@@ -17,6 +17,7 @@ openai/gsm8k;main;my-org/sft-mix;corpus;;;25.0;data-based;https://example.org/re
 from __future__ import annotations
 
 import os
+import re
 
 from ..errors import UsageError
 from ..result import ScanResult
@@ -28,10 +29,16 @@ COLUMNS = ("Evaluation Dataset", "Subset", "Contaminated Source", "Model or corp
 SPLITS = {"train": 4, "dev": 5, "development": 5, "validation": 5, "test": 6}
 
 
+#: The separator, the CSV quote character and anything a reader may take for a line break.
+_FORBIDDEN = re.compile(r'[;"\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]')
+
+
 def _value(name: str, v: str) -> str:
-    if ";" in v or "\n" in v or "\r" in v:
-        raise UsageError(f"conda: {name} {v!r} contains ';' or a line break, which the CONDA file cannot hold")
-    return v
+    if _FORBIDDEN.search(v):
+        raise UsageError(f"conda: {name} {v!r} contains ';', '\"' or a line break, which the CONDA file cannot hold")
+    # A lone surrogate (a "\ud800" escape in the data, or a non-UTF-8 command-line argument) cannot
+    # be printed or written as UTF-8; it is kept as the escape it stands for.
+    return v.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def conda_rows(result: ScanResult, evaluation_dataset: str, contaminated_source: str, split: str = "test",

@@ -11,6 +11,7 @@ are never interpreted as markup.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,60 @@ SCORED_LEVELS = ("near", "contained")
 SETTINGS = ("threshold", "shingle", "ngram", "num_perm", "seed", "bands", "rows", "template_share")
 #: Width of the score histogram bins.
 BIN = 0.05
+#: Characters of one data cell (id, snippet) shown in a table; the JSON report has the whole value.
+MAX_CELL = 300
+
+#: Line breaks of CommonMark (\r, \n) and the others Python and editors break lines at.
+_BREAKS = re.compile(r"\r\n|[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+#: Characters that are Markdown markup (or raw HTML, or GitHub math) in running text. ``_`` is markup
+#: only at a word's edge, so ``gsm8k_12`` stays readable.
+_MD_SPECIAL = re.compile(r"[\\`*\[\]<>|~&$]|(?<![^\W_])_|_(?![^\W_])")
+
+
+def clip(text: object, n: int = MAX_CELL) -> str:
+    t = str(text)
+    return t if len(t) <= n else t[: n - 1] + "…"
+
+
+#: Control characters other than tab and line breaks (terminal escapes, NUL): shown as their escapes.
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f]")
+
+
+def visible(text: object) -> str:
+    r"""``text`` with control characters as their ``\xNN`` escapes (a report is text a terminal may print).
+
+    >>> visible("a\x1b[2Jb\x00")
+    'a\\x1b[2Jb\\x00'
+    """
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", str(text))
+
+
+def one_line(text: object) -> str:
+    """``text`` with every line break made a space (a table row or list item stays one line), controls escaped."""
+    return visible(_BREAKS.sub(" ", str(text)))
+
+
+def md_text(text: object) -> str:
+    r"""Data (an id, a snippet) as Markdown text that renders as itself, on one line.
+
+    >>> print(md_text("a|b <b>**x**</b> `c` snake_case _y_"))
+    a\|b \<b\>\*\*x\*\*\</b\> \`c\` snake_case \_y\_
+    """
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), one_line(text))
+
+
+def md_code(text: object) -> str:
+    """Data as one Markdown code span, whatever backticks it holds (CommonMark's rules for fences).
+
+    >>> print(md_code("a`b"), md_code("`x`"), md_code("plain"))
+    ``a`b`` `` `x` `` `plain`
+    """
+    t = one_line(text)
+    if not t:
+        return "` `"
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", t)), default=0) + 1)
+    pad = " " if t[0] == "`" or t[-1] == "`" or (t[0] == " " and t[-1] == " " and t.strip()) else ""
+    return f"{fence}{pad}{t}{pad}{fence}"
 
 
 @dataclass(frozen=True)
@@ -63,9 +118,15 @@ def verdict(result: ScanResult, policy: Policy) -> str:
             f"({s['contaminated']['percent']}%) occur in train.")
 
 
+def fields_text(info: InputInfo) -> str:
+    """The fields a side was read from, as ``prompt=`question`, target=`answer```."""
+    return ", ".join(f"{k}={md_code(v)}" for k, v in info.fields.items() if v)
+
+
 def side_line(info: InputInfo, label: str) -> str:
-    fields = ", ".join(f"{k}=`{v}`" for k, v in info.fields.items() if v)
-    line = f"**{label}**: `{info.path}` — format `{info.format}` ({fields}); {info.records:,} records"
+    fields = fields_text(info)
+    line = f"**{label}**: {md_code(info.path)} — format {md_code(info.format)}" + (f" ({fields})" if fields else "")
+    line += f"; {info.records:,} records"
     if info.skipped:
         line += f", {sum(info.skipped.values()):,} rows skipped (" + ", ".join(f"{k}: {v}" for k, v in sorted(info.skipped.items())) + ")"
     return line
@@ -267,6 +328,11 @@ def duplicates_table(result: ScanResult, limit: int | None = None) -> Table:
     return Table(("kind", "level", "eval ids", "text"), rows, data_cols=frozenset({2, 3}))
 
 
+def more_line(total: int, limit: int, what: str) -> str | None:
+    """The sentence under a table cut at ``limit`` rows; ``None`` when nothing was cut."""
+    return f"{total - limit} more {what} are in the JSON report (this table lists the first {limit})." if total > limit else None
+
+
 def counts_line(result: ScanResult) -> str:
     s = result.summary()
     return (f"Chance target matches (short or generic reference answers): {s['chance_target_matches']['count']} eval records. "
@@ -276,5 +342,6 @@ def counts_line(result: ScanResult) -> str:
 __all__ = [
     "CHARTS", "KIND_TEXT", "LEVELS", "Table", "verdict", "side_line", "method_lines", "kind_level_table", "kind_level_percents",
     "split_table", "score_bins", "score_table", "subset_rows", "subset_table", "contaminated_ids", "findings_table",
-    "chance_table", "duplicates_table", "counts_line", "thresholds", "train_side",
+    "chance_table", "duplicates_table", "counts_line", "thresholds", "train_side", "clip", "visible", "one_line", "md_text", "md_code",
+    "fields_text", "more_line",
 ]

@@ -107,16 +107,35 @@ _JS = """
 """
 
 
+_CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+
+
+def _emphasis(t: str) -> str:
+    t = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", t)
+    return re.sub(r"(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])", r"<em>\1</em>", t)
+
+
 def inline(text: str) -> str:
     """Escape ``text`` and turn the reports' inline markup into HTML.
 
+    Code spans follow CommonMark (any number of backticks, one padding space stripped) and
+    their content is never read as bold or italics: they hold data such as paths.
+
     >>> inline("**any** `pair` <b> *chance*")
     '<strong>any</strong> <code>pair</code> &lt;b&gt; <em>chance</em>'
+    >>> inline("`` a`**b** ``")
+    '<code>a`**b**</code>'
     """
     t = html.escape(str(text), quote=False)
-    t = re.sub(r"`([^`]+)`", r"<code>\1</code>", t)
-    t = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", t)
-    return re.sub(r"(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])", r"<em>\1</em>", t)
+    out, pos = [], 0
+    for m in _CODE.finditer(t):
+        code = m.group(2)
+        if len(code) > 2 and code[0] == " " and code[-1] == " " and code.strip():
+            code = code[1:-1]
+        out += [_emphasis(t[pos:m.start()]), f"<code>{code}</code>"]
+        pos = m.end()
+    out.append(_emphasis(t[pos:]))
+    return "".join(out)
 
 
 def _slug(name: str) -> str:
@@ -135,7 +154,7 @@ def table(t: Table, table_id: str | None = None, sortable: bool = False, row_att
         for i, c in enumerate(row):
             klass = "num" if i in t.numeric else ("text" if i in text_cols else "")
             attr = f' class="{klass}"' if klass else ""
-            cells.append(f"<td{attr}>{html.escape(str(c), quote=False) if i in t.data_cols else inline(c)}</td>")
+            cells.append(f"<td{attr}>{html.escape(content.visible(content.clip(c)), quote=False) if i in t.data_cols else inline(c)}</td>")
         extra = f" {row_attrs[n]}" if row_attrs else ""
         body.append(f'<tr data-i="{n}"{extra}>{"".join(cells)}</tr>')
     return f"<table{tid}{cls}><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + "\n</tbody></table>"
@@ -147,6 +166,11 @@ def _figure(charts: dict[str, bytes], name: str) -> str:
     data = base64.b64encode(charts[name]).decode("ascii")
     return (f'<figure id="chart-{name}"><img alt="{html.escape(CHARTS[name])}" src="data:image/png;base64,{data}">'
             f"<figcaption>{html.escape(CHARTS[name])}; the numbers are in the table above.</figcaption></figure>")
+
+
+def _more(total: int, what: str) -> str:
+    line = content.more_line(total, MAX_ROWS, what)
+    return f'<p class="more">{html.escape(line)}</p>' if line else ""
 
 
 def to_html(result: ScanResult, policy: Policy | None = None, title: str = "Train/eval contamination report",
@@ -200,22 +224,24 @@ def to_html(result: ScanResult, policy: Policy | None = None, title: str = "Trai
     else:
         shown = result.findings[:MAX_ROWS]
         kinds = list(dict.fromkeys(f.kind for f in shown))
-        opts = "".join(f'<option value="{k}">{k} ({sum(1 for f in shown if f.kind == k)})</option>' for k in kinds)
+        opts = "".join(f'<option value="{html.escape(k)}">{html.escape(k)} ({sum(1 for f in shown if f.kind == k)})</option>' for k in kinds)
         p.append(
             f'<p class="muted">Click a column header to sort. Kind: <select id="kind-filter"><option value="">all ({len(shown)})</option>{opts}</select> '
             f'— <span id="findings-shown">{len(shown)}</span> rows shown.</p>'
         )
-        attrs = [f'class="kind-{f.kind}" data-kind="{f.kind}"' for f in shown]
+        attrs = [f'class="kind-{html.escape(f.kind)}" data-kind="{html.escape(f.kind)}"' for f in shown]
         p.append(table(content.findings_table(result, MAX_ROWS), "findings", sortable=True, row_attrs=attrs, text_cols=frozenset({5, 6})))
-        if len(result.findings) > MAX_ROWS:
-            p.append(f"<p>{len(result.findings) - MAX_ROWS} more findings are in the JSON report.</p>")
+        p.append(_more(len(result.findings), "findings"))
     if result.near_misses:
         p += [f"<h2>{content.NEAR_MISS_TITLE}</h2>", f"<p>{html.escape(content.near_miss_text(result))}</p>",
-              table(content.findings_table(result, MAX_ROWS, near_misses=True), "near-misses", sortable=True, text_cols=frozenset({5, 6}))]
+              table(content.findings_table(result, MAX_ROWS, near_misses=True), "near-misses", sortable=True, text_cols=frozenset({5, 6})),
+              _more(len(result.near_misses), "near misses")]
     if result.chance:
-        p += ["<h2>Chance target matches (not gated by default)</h2>", table(content.chance_table(result, MAX_ROWS), "chance", sortable=True)]
+        p += ["<h2>Chance target matches (not gated by default)</h2>", table(content.chance_table(result, MAX_ROWS), "chance", sortable=True),
+              _more(len(result.chance), "chance target matches")]
     if result.eval_duplicates:
-        p += ["<h2>Duplicates inside eval</h2>", table(content.duplicates_table(result, MAX_ROWS), "duplicates", sortable=True)]
+        p += ["<h2>Duplicates inside eval</h2>", table(content.duplicates_table(result, MAX_ROWS), "duplicates", sortable=True),
+              _more(len(result.eval_duplicates), "duplicate groups")]
     p += [
         f'<p class="muted"><em>Generated by leakcheck {__version__} on {html.escape(result.created_at)}.</em></p>',
         f"</main><script>{_JS}</script></body></html>",

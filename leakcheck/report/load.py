@@ -6,7 +6,7 @@ round trip is exact: ``to_dict(from_dict(d)) == d`` for a report this version wr
 >>> from leakcheck.report.json import to_dict
 >>> from leakcheck.result import InputInfo, ScanResult
 >>> info = InputInfo("e.jsonl", ("e.jsonl",), "gsm8k", {"prompt": "question"}, 2, 2)
->>> r = ScanResult(info, info, ("exact",), {"levels": {"exact": {}}}, ())
+>>> r = ScanResult(info, info, ("exact",), {"levels": {"exact": {}}, "short_target_chars": 20, "max_target_hits": 10}, ())
 >>> from_dict(to_dict(r)) == r
 True
 """
@@ -62,8 +62,65 @@ def policy_from_description(text: str) -> Policy:
     return Policy(frozenset(gated), chance)
 
 
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise ValueError(what)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _strs(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+_FINDING_STR = ("eval_id", "train_id", "eval_field", "train_field", "eval_snippet", "train_snippet")
+
+
+def _check(d: dict[str, Any]) -> None:
+    """Fail with :class:`ValueError` naming the first value the renderers could not use."""
+    _need(_strs(d["levels"]) and set(d["levels"]) <= set(LEVELS), f"levels must be a list of {', '.join(LEVELS)}")
+    params = d["parameters"]
+    _need(isinstance(params, dict) and isinstance(params.get("levels"), dict)
+          and all(isinstance(v, dict) for v in params["levels"].values()), "parameters.levels must map levels to their parameters")
+    for k in ("short_target_chars", "max_target_hits"):
+        _need(k in params, f"parameters.{k} is missing")
+    for side in ("train", "eval"):
+        i = d[side]
+        _need(isinstance(i, dict) and isinstance(i.get("path"), str) and isinstance(i.get("format"), str) and _strs(i.get("files"))
+              and _is_int(i.get("records")) and _is_int(i.get("rows")) and isinstance(i.get("fields"), dict),
+              f"{side} must hold path, files, format, fields, records and rows")
+        _need(all(isinstance(k, str) and _is_int(n) for k, n in i.get("subsets", {}).items()), f"{side}.subsets must map names to counts")
+    for key in ("findings", "near_misses"):
+        fs = d.get(key, [])
+        _need(isinstance(fs, list), f"{key} must be a list")
+        for n, f in enumerate(fs):
+            where = f"{key}[{n}]"
+            _need(isinstance(f, dict), f"{where} must be an object")
+            _need(f.get("kind") in KINDS, f"{where}.kind {f.get('kind')!r} is not one of {', '.join(KINDS)}")
+            _need(f.get("level") in LEVELS, f"{where}.level {f.get('level')!r} is not one of {', '.join(LEVELS)}")
+            _need(isinstance(f.get("score"), (int, float)) and not isinstance(f.get("score"), bool), f"{where}.score must be a number")
+            _need(_is_int(f.get("eval_row")) and _is_int(f.get("train_row")), f"{where}: eval_row and train_row must be integers")
+            _need(all(isinstance(f.get(k), str) for k in _FINDING_STR), f"{where}: {', '.join(_FINDING_STR)} must be strings")
+            _need(f.get("subset") is None or isinstance(f["subset"], str), f"{where}.subset must be a string")
+    cs = d["chance_target_matches"]
+    _need(isinstance(cs, list) and all(
+        isinstance(c, dict) and isinstance(c.get("eval_id"), str) and isinstance(c.get("target"), str) and _strs(c.get("examples"))
+        and _is_int(c.get("eval_row")) and _is_int(c.get("train_matches")) and c.get("level") in LEVELS for c in cs),
+        "chance_target_matches must be a list of chance matches")
+    ds = d["eval_duplicates"]
+    _need(isinstance(ds, list) and all(
+        isinstance(e, dict) and e.get("kind") in KINDS and e.get("level") in LEVELS and _strs(e.get("ids"))
+        and isinstance(e.get("rows"), list) and all(_is_int(r) for r in e["rows"]) and isinstance(e.get("snippet"), str) for e in ds),
+        "eval_duplicates must be a list of duplicate groups")
+    _need(_strs(d.get("notes", [])), "notes must be a list of strings")
+    _need(isinstance(d.get("created_at", ""), str), "created_at must be a string")
+
+
 def from_dict(d: dict[str, Any]) -> ScanResult:
     """Rebuild the result a JSON report was written from."""
+    _check(d)
     return ScanResult(
         train=_info(d["train"]),
         eval=_info(d["eval"]),
@@ -90,16 +147,26 @@ def load_report(path: str | os.PathLike) -> tuple[ScanResult, Policy]:
     except FileNotFoundError:
         raise InputError(p, None, "no such file", "pass the JSON report written by leakcheck scan --json") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(p, None, f"not a JSON file ({exc})", "pass the JSON report written by leakcheck scan --json") from None
+        if isinstance(exc, json.JSONDecodeError) and not exc.doc.strip():
+            raise InputError(p, None, "empty file", "pass the JSON report written by leakcheck scan --json") from None
+        cut = isinstance(exc, json.JSONDecodeError) and exc.pos >= len(exc.doc.rstrip())
+        raise InputError(p, None, f"not a JSON file ({exc})" + ("; it ends too early, as if cut short" if cut else ""),
+                         "pass the JSON report written by leakcheck scan --json") from None
+    except RecursionError:
+        raise InputError(p, None, "not a leakcheck JSON report (nested too deeply)", "pass the file written by leakcheck scan --json") from None
+    except OSError as exc:
+        raise InputError(p, None, f"cannot be read ({exc.strerror or exc})", "pass the JSON report written by leakcheck scan --json") from None
     if not isinstance(d, dict) or "schema_version" not in d or "findings" not in d:
         raise InputError(p, None, "not a leakcheck JSON report", "pass the file written by leakcheck scan --json")
-    if d["schema_version"] != SCHEMA_VERSION:
-        raise InputError(p, None, f"report schema version {d['schema_version']} is not {SCHEMA_VERSION}",
-                         "render it with the leakcheck version that wrote it")
+    v = d["schema_version"]
+    if not _is_int(v) or v != SCHEMA_VERSION:
+        fix = ("rescan with this leakcheck (leakcheck scan --json) or render it with the version that wrote it"
+               if _is_int(v) and v < SCHEMA_VERSION else "render it with the leakcheck version that wrote it, or upgrade leakcheck")
+        raise InputError(p, None, f"report schema version {v!r} is not {SCHEMA_VERSION}", fix)
     try:
         result = from_dict(d)
         policy = policy_from_description(d["gate"]["fail_on"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(p, None, f"malformed leakcheck JSON report ({type(exc).__name__}: {exc})",
                          "regenerate it with leakcheck scan --json") from None
     return result, policy

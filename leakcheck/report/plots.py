@@ -15,6 +15,7 @@ metadata, so the same result gives the same bytes.
 from __future__ import annotations
 
 import io
+import warnings
 
 import matplotlib.style
 from matplotlib.figure import Figure
@@ -92,10 +93,19 @@ def scores_chart(result: ScanResult) -> bytes | None:
         return _png(fig)
 
 
+#: Most subsets drawn as bars; with more, the subset table alone shows them (a figure that tall
+#: would be unreadable, and past about 1,400 bars larger than a PNG may be).
+MAX_SUBSETS = 40
+
+
+def _label(name: str, n: int = 40) -> str:
+    return content.clip(content.one_line(name), n).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def by_subset_chart(result: ScanResult) -> bytes | None:
-    """Horizontal bars: % of each eval subset contaminated (any kind). Only with two subsets or more."""
+    """Horizontal bars: % of each eval subset contaminated (any kind). Only with two to :data:`MAX_SUBSETS` subsets."""
     rows = content.subset_rows(result)
-    if len(rows) < 2:
+    if not 2 <= len(rows) <= MAX_SUBSETS:
         return None
     rows = rows[::-1]  # first subset on top
     with matplotlib.style.context("default"):
@@ -104,7 +114,8 @@ def by_subset_chart(result: ScanResult) -> bytes | None:
         ys = [content.pct(c, n) for _, n, c, _ in rows]
         bars = ax.barh(range(len(rows)), ys, color="#b2182b")
         ax.bar_label(bars, labels=[f"{c}/{n} ({y:g}%)" for (_, n, c, _), y in zip(rows, ys)], fontsize=8, padding=3)
-        ax.set_yticks(range(len(rows)), [name for name, *_ in rows])
+        # Subset names are data: no mathtext ("$x$"), lone surrogates as their escapes, long names cut.
+        ax.set_yticks(range(len(rows)), [_label(name) for name, *_ in rows], parse_math=False)
         ax.set_xlim(0, max(5.0, max(ys) * 1.3))
         ax.set_xlabel("% of the subset's eval records")
         ax.set_title(CHARTS["by_subset"])
@@ -117,7 +128,10 @@ def charts(result: ScanResult) -> dict[str, bytes]:
     """The charts that have something to show, by name, in :data:`CHARTS` order."""
     out = {}
     for name, fn in (("by_kind", by_kind_chart), ("scores", scores_chart), ("by_subset", by_subset_chart)):
-        png = fn(result)
+        with warnings.catch_warnings():
+            # A subset name in a script the font lacks (emoji) is drawn as boxes; no warning per glyph.
+            warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
+            png = fn(result)
         if png is not None:
             out[name] = png
     return out

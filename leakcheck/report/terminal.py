@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import re
+
 from ..config import KINDS
 from ..result import ScanResult
 from ..gate import CLEAN, LEAK, PARTIAL
+
+#: Control characters (terminal escape sequences, line breaks), bidi overrides and lone surrogates:
+#: printed as their escapes, so data cannot repaint the terminal, reorder a line or fail to encode.
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def safe(text: object) -> str:
+    r"""``text`` for a terminal line.
+
+    >>> safe("id\x1b[2J\u202e\ud800 ok")
+    'id\\x1b[2J\\u202e\\ud800 ok'
+    """
+    return _UNSAFE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(text))
 
 
 def render(result: ScanResult, code: int, examples: int = 5) -> str:
     s = result.summary()
     lines = [
-        f"eval  {result.eval.path}  [{result.eval.format}]  {result.eval.records:,} records",
-        f"train {result.train.path}  [{result.train.format}]  {result.train.records:,} records",
+        f"eval  {safe(result.eval.path)}  [{safe(result.eval.format)}]  {result.eval.records:,} records",
+        f"train {safe(result.train.path)}  [{safe(result.train.format)}]  {result.train.records:,} records",
         f"levels: {', '.join(result.levels)}",
         "",
         f"{'kind':<18}{'eval records':>13}{'%':>8}  by level",
@@ -29,14 +44,14 @@ def render(result: ScanResult, code: int, examples: int = 5) -> str:
         lines.append(f"duplicates inside eval: {s['eval_duplicates']['groups']} groups, {s['eval_duplicates']['records']} records")
     for side in (result.eval, result.train):
         if side.skipped:
-            lines.append(f"skipped in {side.path}: " + ", ".join(f"{k} {v}" for k, v in sorted(side.skipped.items())))
+            lines.append(f"skipped in {safe(side.path)}: " + ", ".join(f"{safe(k)} {v}" for k, v in sorted(side.skipped.items())))
     for n in result.notes:
-        lines.append(f"note: {n if len(n) <= 150 else n[:149] + '…'}")
+        lines.append(f"note: {safe(n if len(n) <= 150 else n[:149] + '…')}")
     if result.findings:
         lines += ["", "worst leaks:"]
         worst = sorted(result.findings, key=lambda f: (KINDS.index(f.kind), -f.score, f.eval_row))[:examples]
         for f in worst:
-            lines.append(f"  eval {f.eval_id} ~ train {f.train_id}  {f.kind}/{f.level} {f.score:.2f}  {f.eval_snippet[:70]}")
+            lines.append(f"  eval {safe(f.eval_id)} ~ train {safe(f.train_id)}  {f.kind}/{f.level} {f.score:.2f}  {safe(f.eval_snippet[:70])}")
     lines.append("")
     verdict = {CLEAN: "OK: no leakage at a gated level", LEAK: "LEAKAGE FOUND", PARTIAL: "PARTIAL SCAN: rows were skipped (pass --allow-partial to accept)"}
     lines.append(verdict.get(code, ""))

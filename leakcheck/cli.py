@@ -199,6 +199,9 @@ def report(report_json: str, md_path: str | None, html_path: str | None) -> None
 
     if not md_path and not html_path:
         raise UsageError("report: nothing to write; pass --markdown FILE and/or --html FILE")
+    for out in (md_path, html_path):
+        if out and os.path.abspath(out) == os.path.abspath(report_json):
+            raise UsageError(f"report: {out} is the JSON report itself; write the rendering to another file")
     result, policy = load_report(report_json)
     if md_path:
         from .report.markdown import write_markdown

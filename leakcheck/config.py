@@ -121,6 +121,9 @@ class NearConfig:
     lsh_fp_weight: float = 0.02
     template_share: float = 0.05
     template_min_records: int = 20
+    #: matches this far under the threshold are listed as closest non-leaks. Small here:
+    #: each train text that may reach it costs a MinHash and an LSH query.
+    near_miss_margin: float = 0.05
 
     def __post_init__(self) -> None:
         _check_unit("--near-threshold", self.threshold)
@@ -138,6 +141,8 @@ class ContainedConfig:
     threshold: float = 0.6
     template_share: float = 0.05
     template_min_records: int = 20
+    #: matches this far under the threshold are listed as closest non-leaks (free to find here).
+    near_miss_margin: float = 0.1
 
     def __post_init__(self) -> None:
         _check_unit("--contained-threshold", self.threshold)
@@ -175,8 +180,7 @@ class ScanConfig:
     allow_partial: bool = False
     near: NearConfig = field(default_factory=NearConfig)
     contained: ContainedConfig = field(default_factory=ContainedConfig)
-    #: near/contained matches this far under their threshold are listed as closest non-leaks.
-    near_miss_margin: float = 0.1
+    #: How many closest non-leaks (see ``near_miss_margin`` of each fuzzy level) to list.
     max_near_misses: int = 20
     batch_size: int = 4096
     #: Train records a template-aware detector sees before matching starts.

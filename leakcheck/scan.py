@@ -323,7 +323,6 @@ class _Collector:
 def _parameters(config: ScanConfig, dets: list[Detector]) -> dict[str, Any]:
     return {
         "levels": {d.level: d.parameters() for d in dets},
-        "near_miss_margin": config.near_miss_margin,
         "short_target_chars": config.short_target_chars,
         "max_target_hits": config.max_target_hits,
         "on_error": config.on_error,

@@ -152,3 +152,12 @@ def test_near_misses_are_listed_not_counted(tmp_path):
     (m,) = rep["near_misses"]
     assert (m["eval_id"], m["train_id"], m["kind"], m["level"]) == ("e", "t", "prompt", "near") and 0.5 <= m["score"] < 0.6
     assert "## Closest matches below the thresholds (not leaks)" in md.read_text()
+
+
+def test_report_never_overwrites_its_json(files):
+    j = files["dir"] / "r.json"
+    assert run("scan", str(files["leaky"]), str(files["eval"]), "--levels", "exact", "--json", str(j)).exit_code == 1
+    before = j.read_bytes()
+    res = run("report", str(j), "--markdown", str(j))
+    assert res.exit_code == 2 and res.output == f"leakcheck: error: report: {j} is the JSON report itself; write the rendering to another file\n"
+    assert j.read_bytes() == before

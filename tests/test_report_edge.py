@@ -28,7 +28,7 @@ from .test_report_html import parse
 EVIL = "<script>alert(1)</script></table></td>\"'&amp; `x` **y** | a\\|b\r\nz\u2028w"
 UNI = "\ud800 lone, \udfff, RTL \u202eעברית\u202c, emoji 😀👩‍👩‍👧, \x1b[2J"
 PARAMS = {"levels": {"exact": {"method": "sha256"}, "near": {"method": "minhash", "threshold": 0.6}},
-          "near_miss_margin": 0.1, "short_target_chars": 20, "max_target_hits": 10}
+          "short_target_chars": 20, "max_target_hits": 10}
 
 
 def run(*args: str):

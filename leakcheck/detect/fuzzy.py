@@ -232,7 +232,7 @@ class ContainedDetector(_GramIndex):
     def __init__(self, evals: Sequence[Record], config: ScanConfig):
         c = config.contained
         self.n, self.threshold = c.ngram, c.threshold
-        self.low = max(1e-9, c.threshold - config.near_miss_margin)
+        self.low = max(1e-9, c.threshold - c.near_miss_margin)
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
         self._index_evals(evals)
 
@@ -260,6 +260,7 @@ class ContainedDetector(_GramIndex):
             "method": "share of the eval text's distinct word n-grams found in one train text",
             "ngram": self.n,
             "threshold": self.threshold,
+            "near_miss_margin": round(self.threshold - self.low, 6),
             "eval_ngrams_indexed": int(len(self.postings.set)),
             **self._template_params(),
         }
@@ -287,7 +288,7 @@ class NearDetector(_GramIndex):
 
         c = config.near
         self.n, self.threshold, self.num_perm, self.seed = c.shingle, c.threshold, c.num_perm, c.seed
-        self.low = max(1e-9, c.threshold - config.near_miss_margin)
+        self.low = max(1e-9, c.threshold - c.near_miss_margin)
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
         self.fp_weight = c.lsh_fp_weight
         weights = (c.lsh_fp_weight, 1.0 - c.lsh_fp_weight)
@@ -383,6 +384,7 @@ class NearDetector(_GramIndex):
         return {
             "method": "MinHash LSH over word shingles, candidates verified by exact Jaccard",
             "threshold": self.threshold,
+            "near_miss_margin": round(self.threshold - self.low, 6),
             "shingle": self.n,
             "num_perm": self.num_perm,
             "seed": self.seed,

@@ -301,9 +301,11 @@ NEAR_MISS_TITLE = "Closest matches below the thresholds (not leaks)"
 
 
 def near_miss_text(result: ScanResult) -> str:
-    margin = result.parameters.get("near_miss_margin", "")
-    return (f"The highest-scoring near/contained match within {margin} under its level's threshold, per eval record "
-            "and level: not counted, not gated; shown so a person can judge the thresholds.")
+    levels = result.parameters.get("levels", {})
+    margins = " and ".join(f"{levels[lv]['near_miss_margin']} ({lv})" for lv in ("near", "contained")
+                           if isinstance(levels.get(lv), dict) and "near_miss_margin" in levels[lv])
+    return (f"The highest-scoring near/contained match within {margins or 'a margin'} under its level's threshold, "
+            "per eval record and level: not counted, not gated; shown so a person can judge the thresholds.")
 
 
 def findings_table(result: ScanResult, limit: int | None = None, near_misses: bool = False) -> Table:

@@ -140,7 +140,7 @@ def test_near_misses_are_listed_not_counted(tmp_path):
              "each goat for forty dollars and each sheep for fifty five dollars how much money does he bring home "
              "after selling all of the animals if he also spends twelve dollars on lunch").split()
     edited = list(words)
-    for i in (4, 12, 22, 33, 40):  # 5 of 45 words replaced: Jaccard of 3-shingles just under 0.6
+    for i in (4, 14, 24, 35, 36):  # 5 of 45 words replaced: Jaccard of 3-shingles 0.574, just under 0.6
         edited[i] = "zebra"
     ev = write_jsonl(tmp_path / "eval.jsonl", [{"id": "e", "question": " ".join(words)}])
     tr = write_jsonl(tmp_path / "train.jsonl", [{"id": "t", "question": " ".join(edited)}])
@@ -150,7 +150,7 @@ def test_near_misses_are_listed_not_counted(tmp_path):
     rep = json.loads(j.read_text())
     assert rep["findings"] == [] and rep["summary"]["near_misses"] == 1
     (m,) = rep["near_misses"]
-    assert (m["eval_id"], m["train_id"], m["kind"], m["level"]) == ("e", "t", "prompt", "near") and 0.5 <= m["score"] < 0.6
+    assert (m["eval_id"], m["train_id"], m["kind"], m["level"], m["score"]) == ("e", "t", "prompt", "near", 0.5738)
     assert "## Closest matches below the thresholds (not leaks)" in md.read_text()
 
 

@@ -112,10 +112,7 @@ def open_source(path: str | os.PathLike) -> Source:
                     f"pick one, e.g. {path}::{names[0] if names else 'train'}",
                 )
             return Source(path, (path,), "hf")
-        files = []
-        for root, dirs, names in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            files += [os.path.join(root, n) for n in sorted(names) if _is_data_file(n) and not n.startswith(".")]
+        files = _walk_data_files(path)
         if not files:
             raise InputError(path, None, "the folder holds no data files", "data files end in " + ", ".join(DATA_SUFFIXES))
         splits = {sp for f in files if (sp := _split_of(os.path.relpath(f, path)))}
@@ -143,14 +140,19 @@ def _open_split(folder: str, split: str) -> Source:
     return Source(whole, tuple(_split_files(folder, split)), "files")
 
 
-def _split_files(folder: str, split: str) -> list[str]:
-    found: dict[str, list[str]] = {}
+def _walk_data_files(folder: str) -> list[str]:
+    """Data files below ``folder`` in a stable order, hidden files and folders left out."""
+    files: list[str] = []
     for root, dirs, names in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for n in sorted(names):
-            f = os.path.join(root, n)
-            if _is_data_file(n) and not n.startswith("."):
-                found.setdefault(_split_of(os.path.relpath(f, folder)) or "", []).append(f)
+        files += [os.path.join(root, n) for n in sorted(names) if _is_data_file(n) and not n.startswith(".")]
+    return files
+
+
+def _split_files(folder: str, split: str) -> list[str]:
+    found: dict[str, list[str]] = {}
+    for f in _walk_data_files(folder):
+        found.setdefault(_split_of(os.path.relpath(f, folder)) or "", []).append(f)
     if split.lower() not in found:
         known = ", ".join(sorted(k for k in found if k)) or "none named in the file paths"
         raise InputError(f"{folder}::{split}", None, f"no data files of split {split!r}", f"splits found: {known}")

@@ -161,3 +161,14 @@ def test_report_never_overwrites_its_json(files):
     res = run("report", str(j), "--markdown", str(j))
     assert res.exit_code == 2 and res.output == f"leakcheck: error: report: {j} is the JSON report itself; write the rendering to another file\n"
     assert j.read_bytes() == before
+
+
+def test_examples_lists_the_bundled_datasets_with_a_scan_command():
+    res = run("examples")
+    assert res.exit_code == 0
+    lines = res.output.splitlines()
+    names = [line.split(":")[0] for line in lines if not line.startswith(" ")]
+    assert names == ["chat_small", "collabllm_medium", "healthbench_rubrics", "healthbench_rubrics_verl"]
+    scan_line = next(line.strip() for line in lines if "collabllm_medium/train.parquet" in line)
+    _, _, train, ev = scan_line.split()
+    assert run("scan", train, ev, "--levels", "exact", "-q").exit_code == 1

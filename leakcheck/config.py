@@ -91,6 +91,15 @@ class Policy:
                     pairs.add((k, lv))
         return cls(frozenset(pairs), chance)
 
+    def spec(self) -> list[str]:
+        """The policy as ``--fail-on`` items, so ``Policy.parse(p.spec()) == p``; the JSON report stores it.
+
+        >>> Policy.parse("pair:near,chance").spec()
+        ['pair:near', 'chance']
+        """
+        items = [f"{k}:{lv}" for k, lv in sorted(self.gated, key=lambda p: (LEVELS.index(p[1]), KINDS.index(p[0])))]
+        return items + ["chance"] * self.chance or ["none"]
+
     def describe(self) -> str:
         if not self.gated and not self.chance:
             return "none"
@@ -104,49 +113,56 @@ class Policy:
 
 
 @dataclass(frozen=True)
-class NearConfig:
-    """MinHash LSH settings (the ``near`` level).
+class _FuzzyLevelConfig:
+    """What the ``near`` and ``contained`` levels share.
 
-    ``template_share``: a shingle found in at least this share of the texts of one field of
-    one file (and in at least ``template_min_records`` texts) is a template, suppressed
-    before matching. ``lsh_fp_weight``: weight of false positives (against ``1 -`` it for
-    false negatives) in datasketch's choice of LSH bands/rows; candidates are verified, so
-    a false positive costs only time.
+    ``template_share``: an n-gram/shingle found in at least this share of the texts of one
+    field of one file (and in at least ``template_min_records`` texts) is a template,
+    suppressed before matching. ``near_miss_margin``: matches this far under the threshold
+    are listed as closest non-leaks.
     """
 
     threshold: float = 0.6
+    template_share: float = 0.05
+    template_min_records: int = 20
+    near_miss_margin: float = 0.1
+
+    def _check(self, threshold_option: str) -> None:
+        _check_unit(threshold_option, self.threshold)
+        _check_unit("--template-share", self.template_share)
+
+
+@dataclass(frozen=True)
+class NearConfig(_FuzzyLevelConfig):
+    """MinHash LSH settings (the ``near`` level).
+
+    ``lsh_fp_weight``: weight of false positives (against ``1 -`` it for false negatives) in
+    datasketch's choice of LSH bands/rows; candidates are verified, so a false positive
+    costs only time. The near-miss margin is small here: each train text that may reach it
+    costs a MinHash and an LSH query.
+    """
+
+    near_miss_margin: float = 0.05
     shingle: int = 3
     num_perm: int = 128
     seed: int = 1
     lsh_fp_weight: float = 0.02
-    template_share: float = 0.05
-    template_min_records: int = 20
-    #: matches this far under the threshold are listed as closest non-leaks. Small here:
-    #: each train text that may reach it costs a MinHash and an LSH query.
-    near_miss_margin: float = 0.05
 
     def __post_init__(self) -> None:
-        _check_unit("--near-threshold", self.threshold)
+        self._check("--near-threshold")
         _check_unit("--lsh-fp-weight", self.lsh_fp_weight, open_top=True)
-        _check_unit("--template-share", self.template_share)
         _check_count("--shingle", self.shingle)
         _check_count("--num-perm", self.num_perm, low=2)
 
 
 @dataclass(frozen=True)
-class ContainedConfig:
-    """n-gram containment settings (the ``contained`` level); template knobs as in :class:`NearConfig`."""
+class ContainedConfig(_FuzzyLevelConfig):
+    """n-gram containment settings (the ``contained`` level); near misses are free to find here."""
 
     ngram: int = 13
-    threshold: float = 0.6
-    template_share: float = 0.05
-    template_min_records: int = 20
-    #: matches this far under the threshold are listed as closest non-leaks (free to find here).
-    near_miss_margin: float = 0.1
 
     def __post_init__(self) -> None:
-        _check_unit("--contained-threshold", self.threshold)
-        _check_unit("--template-share", self.template_share)
+        self._check("--contained-threshold")
         _check_count("--ngram", self.ngram)
 
 

@@ -326,7 +326,6 @@ def _parameters(config: ScanConfig, dets: list[Detector]) -> dict[str, Any]:
         "short_target_chars": config.short_target_chars,
         "max_target_hits": config.max_target_hits,
         "on_error": config.on_error,
-        "fail_on": config.policy.describe(),
     }
 
 
@@ -339,13 +338,18 @@ def load_records(data: Input, fields: Fields | None = None, on_error: str = "fai
     >>> info.format, len(recs) == info.records
     ('gsm8k', True)
     """
-    reader = _Reader(_display(data, side), side, fields or Fields(), on_error)
+    recs, reader = _read_all(data, fields or Fields(), on_error, side)
+    return recs, reader.info(_display(data, side))
+
+
+def _read_all(data: Input, fields: Fields, on_error: str, side: str) -> tuple[list[Record], _Reader]:
+    reader = _Reader(_display(data, side), side, fields, on_error)
     recs = list(reader.records_of(data))
     # Counted here, off the streamed train path: reports need records per eval subset only.
     for r in recs:
         if r.subset is not None:
             reader.subsets[r.subset] = reader.subsets.get(r.subset, 0) + 1
-    return recs, reader.info(_display(data, side))
+    return recs, reader
 
 
 def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanResult:
@@ -358,7 +362,8 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
     cfg = config or ScanConfig()
     if isinstance(train, (str, os.PathLike)):
         open_source(train)  # fail on a wrong train path before the eval side is indexed
-    evals, einfo = load_records(eval, cfg.eval_fields, cfg.on_error, "eval")
+    evals, ereader = _read_all(eval, cfg.eval_fields, cfg.on_error, "eval")
+    einfo = ereader.info(_display(eval, "eval"))
     if not evals:
         _no_records(einfo, "eval")
     notes: list[str] = []
@@ -367,8 +372,8 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
             notes.append("train and eval are the same file: every record matches itself")
     dets = build_detectors(evals, cfg)
     treader = _Reader(_display(train, "train"), "train", cfg.train_fields, cfg.on_error)
-    assert einfo is not None
-    collector = _Collector(evals, cfg, _spec_of(einfo), treader)
+    assert ereader.spec is not None  # records were read, so a format was detected
+    collector = _Collector(evals, cfg, ereader.spec, treader)
     # Detectors that learn from the train side (template statistics) see a sample of the
     # first records before anything is matched; that sample is then probed like any batch.
     primers = [d for d in dets if hasattr(d, "prime")]
@@ -407,11 +412,6 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
         notes=tuple(notes),
         created_at=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
     )
-
-
-def _spec_of(info: InputInfo) -> FormatSpec:
-    f = info.fields
-    return FormatSpec(info.format, f.get("prompt") or "prompt", f.get("target"), f.get("id"), f.get("group"))
 
 
 def _probe(collector: _Collector, dets: list[Detector], batch: list[Record]) -> None:

@@ -29,7 +29,8 @@ def test_report_shape(tmp_path):
     assert d["summary"]["contaminated"] == {"count": 1, "percent": 50.0}
     assert d["summary"]["by_kind"]["pair"] == {"count": 1, "percent": 50.0, "levels": {"exact": {"count": 1, "percent": 50.0}}}
     assert d["summary"]["chance_target_matches"] == {"count": 1, "percent": 50.0}
-    assert d["gate"] == {"fail_on": leakcheck.Policy().describe(), "gated_findings": 1, "exit_code": 1}
+    assert d["gate"] == {"fail_on": leakcheck.Policy().describe(), "policy": leakcheck.Policy().spec(), "gated_findings": 1, "exit_code": 1}
+    assert leakcheck.Policy.parse(d["gate"]["policy"]) == leakcheck.Policy()
     (f,) = d["findings"]
     assert {k: f[k] for k in ("eval_id", "train_id", "kind", "level", "score", "eval_row", "train_row", "eval_field", "train_field")} == {
         "eval_id": "0", "train_id": "0", "kind": "pair", "level": "exact", "score": 1.0,

@@ -258,7 +258,7 @@ def _mutated(tmp_path: Path, change) -> Path:
         (lambda d: d.update(levels=["bogus"]), "levels must be a list of"),
         (lambda d: d.update(findings={}), "findings must be a list"),
         (lambda d: d.update(notes="abc"), "notes must be a list of strings"),
-        (lambda d: d["gate"].update(fail_on="bogus:pair"), "malformed leakcheck JSON report (ValueError: unknown gate"),
+        (lambda d: d["gate"].update(policy=["bogus:pair"]), "malformed leakcheck JSON report (UsageError: --fail-on: unknown item 'bogus:pair'"),
     ],
 )
 def test_report_on_a_bad_report_is_one_line_exit_2(tmp_path, change, message):

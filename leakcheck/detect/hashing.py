@@ -86,6 +86,9 @@ class TextMatchDetector:
                 self.targets.add(r.target, i, self._norm)
                 if len(r.target) >= min_cross_chars:
                     self.cross_targets.add(r.target, i, self._norm)
+        # prefix keys a train prompt / train target can hit (normalized level only)
+        self._keys_p = self.prompts.keys | self.cross_targets.keys
+        self._keys_t = self.targets.keys | self.cross_prompts.keys
 
     def probe(self, batch: Sequence[Record]) -> Iterator[Match]:
         return self._probe_normalized(batch) if self._norm else self._probe_exact(batch)
@@ -102,8 +105,7 @@ class TextMatchDetector:
 
     def _probe_normalized(self, batch: Sequence[Record]) -> Iterator[Match]:
         P, T, XT, XP = self.prompts, self.targets, self.cross_targets, self.cross_prompts
-        keys_p = P.keys | XT.keys
-        keys_t = T.keys | XP.keys
+        keys_p, keys_t = self._keys_p, self._keys_t
         for pos, r in enumerate(batch):
             if prefix_key(r.prompt) in keys_p:
                 n = normalize(r.prompt)

@@ -18,7 +18,7 @@ import os
 from typing import Any
 
 from ..config import KINDS, LEVELS, Policy
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from ..result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow
 from .json import SCHEMA_VERSION
 
@@ -35,31 +35,6 @@ def _info(d: dict[str, Any]) -> InputInfo:
         skipped_rows=tuple(SkippedRow(**s) for s in d.get("skipped_rows", [])),
         subsets=dict(d.get("subsets", {})),
     )
-
-
-def policy_from_description(text: str) -> Policy:
-    """Invert :meth:`Policy.describe`, which is what the JSON report stores under ``gate.fail_on``.
-
-    >>> p = Policy.parse("pair:near,exact,chance")
-    >>> policy_from_description(p.describe()) == p
-    True
-    """
-    if text == "none":
-        return Policy(frozenset(), False)
-    gated: set[tuple[str, str]] = set()
-    chance = False
-    for part in (p.strip() for p in text.split(";")):
-        if part == "chance target matches":
-            chance = True
-            continue
-        level, _, kinds = part.partition(":")
-        if level not in LEVELS or not kinds:
-            raise ValueError(f"unknown gate description {part!r}")
-        for k in (k.strip() for k in kinds.split(",")):
-            if k not in KINDS:
-                raise ValueError(f"unknown kind {k!r} in gate description")
-            gated.add((k, level))
-    return Policy(frozenset(gated), chance)
 
 
 def _need(ok: bool, what: str) -> None:
@@ -165,8 +140,8 @@ def load_report(path: str | os.PathLike) -> tuple[ScanResult, Policy]:
         raise InputError(p, None, f"report schema version {v!r} is not {SCHEMA_VERSION}", fix)
     try:
         result = from_dict(d)
-        policy = policy_from_description(d["gate"]["fail_on"])
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        policy = Policy.parse(d["gate"]["policy"])
+    except (KeyError, TypeError, ValueError, AttributeError, UsageError) as exc:
         raise InputError(p, None, f"malformed leakcheck JSON report ({type(exc).__name__}: {exc})",
                          "regenerate it with leakcheck scan --json") from None
     return result, policy

@@ -32,6 +32,15 @@ class Finding:
     detail: dict[str, Any] | None = None
     #: The eval record's subset (``data_source``), when the data carries one.
     subset: str | None = None
+    #: Content fingerprints (:func:`leakcheck.fingerprint.record_fingerprint`) of both records:
+    #: they name the records whatever their row numbers (baselines, clean, published indexes).
+    eval_fingerprint: str = ""
+    train_fingerprint: str = ""
+    #: Where the train record is: its file and 1-based line (JSONL) or row (Parquet, CSV).
+    train_file: str | None = None
+    train_line: int | None = None
+    #: The eval set (benchmark) the eval record belongs to.
+    eval_set: str | None = None
 
     def evidence(self) -> tuple[tuple[str, str], ...]:
         """``(kind, level)`` of everything this finding proves, for the gate.
@@ -61,8 +70,9 @@ class Finding:
             del d["group"]
         if d["detail"] is None:
             del d["detail"]
-        if d["subset"] is None:
-            del d["subset"]
+        for k in ("subset", "train_file", "train_line", "eval_set"):
+            if d[k] is None:
+                del d[k]
         return d
 
 
@@ -80,10 +90,13 @@ class ChanceMatch:
     level: str
     train_matches: int
     examples: tuple[str, ...]
+    eval_set: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["examples"] = list(self.examples)
+        if d["eval_set"] is None:
+            del d["eval_set"]
         return d
 
 

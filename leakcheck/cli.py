@@ -67,15 +67,11 @@ def _pick(cli_value: Any, conf: dict[str, Any], key: str, default: Any) -> Any:
 
 def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
     """Merge CLI options over ``[tool.leakcheck]`` over defaults into a :class:`ScanConfig`."""
-    known = {
-        "levels", "fail_on", "prompt_field", "target_field", "id_field", "group_field", "on_error",
-        "allow_partial", "short_target_chars", "max_target_hits", "near_threshold", "shingle",
-        "num_perm", "ngram", "contained_threshold", "train_prompt_field", "train_target_field",
-        "eval_prompt_field", "eval_target_field", "template_share", "lsh_fp_weight",
-    }
-    unknown = sorted(set(conf) - known)
-    if unknown:
-        raise UsageError(f"pyproject.toml [tool.leakcheck]: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
+    for key in ("prompt_field", "target_field", "id_field", "group_field", "train_prompt_field", "train_target_field",
+                "eval_prompt_field", "eval_target_field"):
+        if opts.get(key) is not None and not opts[key].strip():
+            raise UsageError(f"--{key.replace('_', '-')} is empty; pass a dotted field path such as question, "
+                             "or leave the option out to detect the field")
     levels = _pick(opts.get("levels"), conf, "levels", "all")
     levels_t = parse_levels(levels if isinstance(levels, str) else ",".join(levels))
     fail_on = _pick(opts.get("fail_on"), conf, "fail_on", None)

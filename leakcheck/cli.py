@@ -280,12 +280,14 @@ def card(card_path: str, report_json: str, report_link: str | None, data_root: s
     from .report.card import card_file, update_card
     from .report.load import load_report
 
-    result, policy = load_report(report_json)
     target = card_file(card_path)
-    if report_link is None:
+    check_outputs([(f"the card {target}", target)], [("the JSON report it reads", report_json)], probe=False)
+    result, policy = load_report(report_json)
+    if report_link is None:  # resolved, so the link works inside the dataset repo whatever the current folder
         md = os.path.splitext(report_json)[0] + ".md"
         linked = md if os.path.isfile(md) else report_json
-        report_link = os.path.relpath(os.path.abspath(linked), os.path.dirname(os.path.abspath(target))).replace(os.sep, "/")
+        report_link = os.path.relpath(os.path.realpath(linked), os.path.realpath(os.path.dirname(os.path.abspath(target))))
+        report_link = report_link.replace(os.sep, "/")
     written = update_card(target, result, policy, report_link, data_root, pretty_name)
     click.echo(f"wrote the Train/eval overlap section of {written}")
 

@@ -308,7 +308,9 @@ def report(cs: list[Contestant], n_records: int, size: int, planted: set[int], f
         per = [d.wall / lc.wall for d, lc in zip(decon.runs, c.runs)]
         ratios[c.name] = r = median(per)
         said = f"leakcheck {r:.2f}x faster" if r >= 1 else f"decon {1 / r:.2f}x faster"
-        print(f"decon / {c.name}: {r:.2f} ({said})   [per repeat: {', '.join(f'{p:.2f}' for p in per)}]")
+        # CPU-time ratio: a cross-check when other work shares the cores (wall well above cpu).
+        cpu_r = median([d.cpu / lc.cpu for d, lc in zip(decon.runs, c.runs) if lc.cpu > 0])
+        print(f"decon / {c.name}: {r:.2f} ({said})   [per repeat: {', '.join(f'{p:.2f}' for p in per)}; cpu-time ratio {cpu_r:.2f}]")
     two = next((c for c in cs[1:] if c.name.endswith("--jobs 2]")), None)
     label = f"target leakcheck[all, --jobs 2] >= {TARGET_SPEEDUP:g}x faster than decon"
     if not feats.jobs:

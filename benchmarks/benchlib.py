@@ -4,8 +4,8 @@ what the installed leakcheck can do, and small statistics.
 Peak memory is the peak of the *sum* of the resident set sizes of a command and all its
 descendants, sampled with psutil, because ``--jobs N`` runs N worker processes and
 ``/usr/bin/time`` (``wait4``'s ``ru_maxrss``) only reports the largest single process.
-The largest single process is kept beside it as a cross-check. CPU time is the
-``RUSAGE_CHILDREN`` delta, which covers every descendant that was waited for.
+The largest single process (also sampled) is kept beside it as a cross-check. CPU time
+is ``wait4``'s, which covers every descendant that was waited for.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -65,32 +64,35 @@ def _tree_rss(root: psutil.Process) -> tuple[int, int]:
 def measure_tree(cmd: list[str], interval: float = 0.02, env: dict[str, str] | None = None) -> TreeRun:
     """Run ``cmd`` to the end, sampling its process tree's RSS every ``interval`` seconds.
 
-    Output goes to temporary files, not pipes, so a chatty command never blocks on a full
-    pipe while we poll.
+    The child is reaped with ``os.wait4``, so CPU time is its own and its waited-for
+    descendants', never that of some other child reaped meanwhile (``Popen`` reaps
+    abandoned children whenever a new one starts). Output goes to temporary files,
+    not pipes, so a chatty command never blocks on a full pipe while we poll.
     """
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
         peak_sum = peak_max = 0
         try:
             root: psutil.Process | None = psutil.Process(proc.pid)
-        except psutil.Error:  # already gone
+        except psutil.Error:
             root = None
-        while root is not None and proc.poll() is None:
-            s, m = _tree_rss(root)
-            peak_sum, peak_max = max(peak_sum, s), max(peak_max, m)
+        while True:
+            pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if root is not None:
+                s, m = _tree_rss(root)
+                peak_sum, peak_max = max(peak_sum, s), max(peak_max, m)
             time.sleep(interval)
-        proc.wait()
         wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here; Popen must not wait again
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    # ru_maxrss of the children covers processes too short-lived for a sample.
-    peak_max = max(peak_max, after.ru_maxrss * 1024 if after.ru_maxrss > before.ru_maxrss else 0)
-    peak_sum = max(peak_sum, peak_max)
+    # Not ru_maxrss: Linux keeps it across fork and exec, so a child forked from a big
+    # process (a test runner) reports that process's size.
+    cpu = ru.ru_utime + ru.ru_stime
     return TreeRun(wall, cpu, peak_sum / MiB, peak_max / MiB, proc.returncode, stdout, stderr)
 
 

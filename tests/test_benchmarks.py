@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 from click.testing import CliRunner
 
@@ -86,6 +88,23 @@ def test_peak_memory_is_summed_over_the_process_tree():
     assert run.rc == 0
     assert run.rss_max_mib >= 64
     assert run.rss_sum_mib >= 128 > run.rss_max_mib + 32
+
+
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+def test_another_child_reaped_meanwhile_is_not_counted():
+    # Popen reaps abandoned children when the next one starts; their CPU time must not leak in
+    code = "import sys, time\nwhile time.process_time() < 0.5: pass\nprint('ready', flush=True); sys.stdin.read()"
+    gone = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert gone.stdout is not None and gone.stdin is not None
+    assert gone.stdout.readline() == b"ready\n"
+    pid, stdin, stdout = gone.pid, gone.stdin, gone.stdout
+    del gone  # still running: Popen keeps it in its list of children to reap later
+    stdin.close()
+    stdout.close()
+    while psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+        time.sleep(0.01)
+    run = benchlib.measure_tree([sys.executable, "-c", "pass"])
+    assert run.rc == 0 and run.cpu < 0.5  # the other child alone used 0.5 s
 
 
 def test_measure_tree_keeps_exit_code_and_output():

@@ -168,7 +168,7 @@ def scale_table(rows: list[Row], feats: Features) -> int:
         ok = [r for r in rows if r.jobs == jobs and r.runs and not r.error]
         tag = f"--jobs {jobs}" if jobs else "single process"
         if len({r.records for r in ok}) < 2:
-            print(f"{tag}: one size only, no slope")
+            print(f"{tag}: fewer than two sizes ran, no slope")
             continue
         xs = [r.records / 1e6 for r in ok]
         ys = [median([x.wall for x in r.runs]) for r in ok]

@@ -25,6 +25,7 @@ import json
 import random
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -47,8 +48,8 @@ FLAT_RATIO = 1.25
 TARGET_EVAL_SETS_RATIO = 2.0
 
 #: Assumed CLI of the index subcommand while it is being built; --index-build/--index-scan override.
-INDEX_BUILD = "{leakcheck} index {train} {index}"
-INDEX_SCAN = "{leakcheck} scan {index} {eval} --levels {levels} --json {json} --quiet{jobs}"
+INDEX_BUILD = "{leakcheck} index {eval} -o {index} --levels {levels}"
+INDEX_SCAN = "{leakcheck} scan {train} --index {index} --levels {levels} --json {json} --quiet{jobs}"
 
 
 @dataclass
@@ -89,14 +90,15 @@ def summary_flagged(json_path: Path) -> str:
         return "?"
 
 
-def report_load_time(json_path: Path) -> float | None:
-    """An index load time, if the JSON report carries one under "timings" (a key with "load")."""
+def index_load_time(index: Path) -> float | None:
+    """Seconds ``EvalIndex.load`` takes in a fresh process (imports excluded), or None if it fails."""
+    code = ("import sys, time; from leakcheck.index import EvalIndex; t = time.perf_counter(); "
+            "EvalIndex.load(sys.argv[1]); print(time.perf_counter() - t)")
+    r = subprocess.run([sys.executable, "-c", code, str(index)], capture_output=True, text=True)
     try:
-        timings = json.loads(json_path.read_text()).get("timings") or {}
-    except (OSError, ValueError):
+        return float(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
         return None
-    vals = [v for k, v in timings.items() if "load" in k and isinstance(v, (int, float))]
-    return float(vals[0]) if vals else None
 
 
 def fill(template: str, jobs: int | None = None, **paths: str) -> list[str]:
@@ -121,18 +123,18 @@ def run_row(row: Row, test: Path, levels: str, feats: Features, a: argparse.Name
     row.flagged = summary_flagged(jp)
     msg = f"  [{i + 1}/{a.repeat}] {row.label}  {run.wall:7.2f} s  cpu {run.cpu:6.2f} s  {run.rss_sum_mib:7.1f} MiB  flagged {row.flagged}"
     if feats.index:
-        idx = tmp / f"index_{row.records}_{row.jobs}"
-        b = measure_tree(fill(a.index_build, row.jobs, train=str(row.train), index=str(idx)), a.interval)
+        idx = tmp / f"index_{row.records}_{row.jobs}.lcx"
+        b = measure_tree(fill(a.index_build, None, eval=str(test), index=str(idx), levels=levels), a.interval)
         if b.rc != 0:
             row.error = f"index build exit {b.rc}: {b.last_line()}"
             return
         row.builds.append(b)
         jq = tmp / f"scale_idx_{row.records}_{row.jobs}_{i}.json"
-        s = measure_tree(fill(a.index_scan, row.jobs, index=str(idx), eval=str(test), levels=levels, json=str(jq)), a.interval)
+        s = measure_tree(fill(a.index_scan, row.jobs, train=str(row.train), index=str(idx), levels=levels, json=str(jq)), a.interval)
         if s.rc not in (0, 1):
             row.error = f"scan from index exit {s.rc}: {s.last_line()}"
             return
-        load = report_load_time(jq)
+        load = index_load_time(idx)
         row.loads.append(load if load is not None else float("nan"))
         msg += f"  index build {b.wall:.2f} s, scan from index {s.wall:.2f} s"
         if idx.is_dir():

@@ -126,7 +126,7 @@ class Features:
     @classmethod
     def from_help(cls, top_help: str, scan_help: str) -> Features:
         usage = next((ln for ln in scan_help.splitlines() if ln.startswith("Usage:")), "")
-        if re.search(r"\bEVAL(S)?\.\.\.", usage):
+        if re.search(r"\bEVAL(S)?\]?\.\.\.", usage):
             multi: str | None = "positional"
         elif re.search(r"^\s*--eval\s", scan_help, re.M):
             multi = "option"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
-from ..canon import normalize
+from ..canon import may_have_latex, normalize, normalize_no_latex
 from ..records import Record
 from .base import Match
 
@@ -31,8 +31,9 @@ def prefix_key(text: str) -> str:
 
     The head is cut at a space followed by an ASCII character: no Unicode normalization or
     case folding acts across such a boundary, and the last word of the head is whole, so
-    ``normalize(head)`` is a prefix of ``normalize(text)``. Where no such cut exists, the
-    whole text is normalized.
+    ``normalize(head)`` is a prefix of ``normalize(text)``. A head that may hold LaTeX (see
+    :func:`~leakcheck.canon.may_have_latex`) is used only when the whole text cannot: it may
+    end inside math, whose case is kept. Where no such cut exists, the whole text is normalized.
 
     >>> t = "Some   LONG text, café " * 40
     >>> prefix_key(t) == normalize(t)[:KEY_CHARS]
@@ -41,8 +42,8 @@ def prefix_key(text: str) -> str:
     n = len(text)
     if n > PREFIX_RAW:
         k = text.find(" ", PREFIX_RAW)
-        if 0 < k < n - 1 and text[k + 1] < "\x80":
-            head = normalize(text[:k])
+        if 0 < k < n - 1 and text[k + 1] < "\x80" and not (may_have_latex(h := text[:k]) and may_have_latex(text)):
+            head = normalize_no_latex(h)
             if len(head) >= KEY_CHARS:
                 return head[:KEY_CHARS]
     return normalize(text)[:KEY_CHARS]
@@ -118,7 +119,8 @@ class TextMatchDetector:
     def parameters(self) -> dict[str, Any]:
         if self.level == "exact":
             return {"method": "byte-identical canonical text"}
-        return {"method": "identical after NFKC, case folding, whitespace collapsing, removal of BOM/zero-width characters"}
+        return {"method": "identical after NFKC, typographic quotes/dashes to ASCII, case folding outside LaTeX math, "
+                           "whitespace collapsing, removal of invisible (default-ignorable) characters"}
 
 
 def _matches(pos: int, same: list[int] | None, cross: list[int] | None, train_field: str) -> Iterator[Match]:

@@ -42,8 +42,11 @@ def prefix_key(text: str) -> str:
     n = len(text)
     if n > PREFIX_RAW:
         k = text.find(" ", PREFIX_RAW)
-        if 0 < k < n - 1 and text[k + 1] < "\x80" and not (may_have_latex(h := text[:k]) and may_have_latex(text)):
-            head = normalize_no_latex(h)
+        if 0 < k < n - 1 and text[k + 1] < "\x80":
+            h = text[:k]
+            # the inline checks spare most heads the call
+            plain = ("$" not in h and "\\" not in h and h.isascii()) or not may_have_latex(h) or not may_have_latex(text)
+            head = normalize_no_latex(h) if plain else ""
             if len(head) >= KEY_CHARS:
                 return head[:KEY_CHARS]
     return normalize(text)[:KEY_CHARS]

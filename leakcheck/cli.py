@@ -320,8 +320,8 @@ def _progress_bar(wanted: bool | None, quiet: bool) -> Iterator[Any]:
                 bar.refresh()
                 return
             records[0] += nrecords
-            bar.set_postfix_str(f"{records[0]:,} records", refresh=False)
             bar.update(nbytes)
+            bar.set_postfix_str(f"{records[0]:,} records")  # shards are few: every update is shown
 
         yield update
 

@@ -15,7 +15,8 @@ Datasets (all text is synthetic; only the *schemas* mirror the real data):
                            document-writing RL split: 35 of 100 eval rows sit in
                            train with byte-identical prompt and reward target.
 * healthbench_rubrics/     HealthBench-shaped rubric data (jsonl) with planted
-                           rubric-bank / prompt leaks of three kinds.
+                           rubric-bank / prompt leaks of three kinds, and two
+                           decoys: the eval criteria with other points (not leaks).
 * healthbench_rubrics_verl/ the same rubric data in a verl-rubric parquet layout.
 * chat_small/              tiny GSM8K-style eval + OpenAI-chat train file for tests.
 
@@ -1068,6 +1069,14 @@ def hb_criterion(fact, p, rng):
     return {"criterion": text, "points": pts, "tags": ["level:example", "axis:" + axis]}
 
 
+DECOY = "rubric_same_criteria_other_points"
+
+
+def other_points(pts, rng):
+    """Points of the same sign and a different size."""
+    return (1 if pts > 0 else -1) * rng.choice([v for v in range(2, 11) if v != abs(pts)])
+
+
 def hb_rubric(topic, p, rng, n=None, fact_ids=None):
     facts = hb_facts(topic)
     if fact_ids is None:
@@ -1112,21 +1121,24 @@ def make_healthbench(out_dir):
     eval_topics = [topics[i] for i in order[:n_eval]]          # one eval record per topic
     train_topics = [topics[i] for i in order[n_eval:]]         # never used by clean eval rows
 
-    leak_idx = rng.sample(range(n_eval), 11)
+    leak_idx = rng.sample(range(n_eval), 13)
     kind_of = {}
     for i in leak_idx[:6]:
         kind_of[i] = "rubric_reordered_prompt_reworded"
     for i in leak_idx[6:9]:
         kind_of[i] = "full_duplicate"
-    for i in leak_idx[9:]:
+    for i in leak_idx[9:11]:
         kind_of[i] = "prompt_identical_rubric_different"
+    # decoys, not leaks: a rubric bank is its criteria with their points
+    for i in leak_idx[11:]:
+        kind_of[i] = DECOY
 
     # ---- train records (non-leaked) ------------------------------------
     train_plain = []
     train_prompts, train_banks = set(), set()
     train_tri, train_g13 = [], set()
     k = 0
-    while len(train_plain) < n_train - 11:
+    while len(train_plain) < n_train - len(kind_of):
         t = train_topics[k % len(train_topics)] if k < 2 * len(train_topics) else rng.choice(train_topics)
         k += 1
         p = hb_persona(t, rng)
@@ -1164,7 +1176,7 @@ def make_healthbench(out_dir):
     def eval_prompt(t, kind, force_multi=False):
         for _attempt in range(500):
             p = hb_persona(t, rng)
-            fam = "A" if (kind == "rubric_reordered_prompt_reworded" or rng.random() < 0.75) else "B"
+            fam = "A" if (kind in ("rubric_reordered_prompt_reworded", DECOY) or rng.random() < 0.75) else "B"
             multi = force_multi or rng.random() < 0.3
             dur = rng.choice(HB_DUR[t["dur"]])
             ctx = rng.sample(HB_CTX, rng.randint(0, 2))
@@ -1215,6 +1227,15 @@ def make_healthbench(out_dir):
                     "rubrics": hb_with_clusters(json.loads(json.dumps(shuffled)), rng),
                     "example_tags": ["theme:" + t["theme"]]}
             matched = ["rubric_bank"]
+        elif kind == DECOY:
+            # the same question reworded, the same criteria reordered, every criterion with other points
+            prompt_b = hb_prompt(t, p, "B", multi, dur, ctx, rng)
+            repointed = [dict(c, points=other_points(c["points"], rng)) for c in crits]
+            rng.shuffle(repointed)
+            copy = {"prompt_id": new_id(), "prompt": prompt_b,
+                    "rubrics": hb_with_clusters(repointed, rng),
+                    "example_tags": ["theme:" + t["theme"]]}
+            matched = ["rubric_criteria"]
         else:
             copy = {"prompt_id": new_id(), "prompt": json.loads(json.dumps(prompt)),
                     "rubrics": hb_with_clusters(crits2, rng),
@@ -1242,18 +1263,19 @@ def make_healthbench(out_dir):
     slots = sorted(rng.sample(range(n_train), len(planted)))
     rng.shuffle(planted)
     train_recs, it, pl = [], iter(train_plain), dict(zip(slots, planted))
-    leaks = []
+    leaks, decoys = [], []
     for pos in range(n_train):
         if pos in pl:
             i, kind, matched, copy = pl[pos]
             train_recs.append(copy)
-            leaks.append({
+            (decoys if kind == DECOY else leaks).append({
                 "eval_prompt_id": eval_recs[i]["prompt_id"], "train_prompt_id": copy["prompt_id"],
                 "eval_row": i, "train_row": pos, "kind": kind, "matched": matched,
             })
         else:
             train_recs.append(next(it))
     leaks.sort(key=lambda x: x["eval_row"])
+    decoys.sort(key=lambda x: x["eval_row"])
 
     d = os.path.join(out_dir, "healthbench_rubrics")
     write_jsonl(train_recs, os.path.join(d, "train.jsonl"))
@@ -1262,10 +1284,11 @@ def make_healthbench(out_dir):
         "rubric_reordered_prompt_reworded": "the eval record's level:example criteria (text, points, tags) all appear in the train record, in a different order; the train prompt asks the same medical question in different words; level:cluster criteria are chosen independently",
         "full_duplicate": "the whole JSON record (prompt_id included) is repeated byte-identically in train",
         "prompt_identical_rubric_different": "the user/assistant turns are identical, but the train record's level:example criteria share no criterion with the eval record's (built from a disjoint set of facts; word Jaccard < 0.7 between any two)",
+        DECOY: "decoys, not leaks: the train record has the eval record's level:example criteria (text, tags) in another order behind a reworded prompt, but every criterion with other points; a rubric bank is its criteria with their points, so these are other labels",
         "level_cluster": "level:cluster criteria come from a shared pool of 8 and appear in many records by design; they are not leaks",
         "other_eval_records": "unique prompts (no shared 13-gram, word-3-gram Jaccard < 0.3 with any train prompt) and unique level:example criteria (word Jaccard < 0.7 with every train level:example criterion); their medical topics never occur in train",
     }
-    summary = {"n_eval": n_eval, "n_train": n_train, "leaks": leaks, "notes": notes,
+    summary = {"n_eval": n_eval, "n_train": n_train, "leaks": leaks, "decoys": decoys, "notes": notes,
                "row_numbers": "0-based line numbers in eval.jsonl / train.jsonl"}
     write_json(summary, os.path.join(d, "expected_leaks.json"))
 

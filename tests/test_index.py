@@ -26,7 +26,10 @@ QUESTIONS = [
     "Omar buys 7 notebooks at 3 dollars each and a pen for 2 dollars with a twenty dollar bill. How much change does he get?",
     "The farmer plants 5 rows of 9 apple trees and then 3 more rows of 6 pear trees each spring. How many trees in all?",
 ]
-ANSWERS = [f"Working it out step by step gives the final answer.\n#### {n}" for n in (38, 180, 2, 63)]
+ANSWERS = ["Four trays of twelve make forty eight cookies, minus ten given away.\n#### 38",
+           "Sixty miles each hour over three hours covers one hundred eighty miles.\n#### 180",
+           "Notebooks cost twenty one dollars with the pen, so nothing much is left over.\n#### 2",
+           "Forty five apple trees and eighteen pear trees together.\n#### 63"]
 
 
 def _data(tmp_path: Path) -> tuple[Path, Path]:
@@ -52,7 +55,7 @@ def _key(r: leakcheck.ScanResult) -> list[tuple]:
 def test_index_round_trip_scans_like_the_eval_file(tmp_path):
     tr, ev = _data(tmp_path)
     direct = leakcheck.scan(tr, ev)
-    assert {(f.eval_id, f.kind, f.level) for f in direct.findings} >= {("e0", "pair", "exact"), ("e1", "prompt", "near"), ("e3", "prompt", "contained")}
+    assert {(f.eval_id, f.kind, f.level) for f in direct.findings} >= {("e0", "pair", "exact"), ("e1", "prompt", "near"), ("e3", "prompt", "near")}
     res = run(main, ["index", str(ev), "--name", f"gsm={ev}", "-o", str(tmp_path / "e.lcx")])
     assert res.exit_code == 0 and res.output.startswith(f"wrote {tmp_path / 'e.lcx'}: gsm (4 records); levels exact, normalized, near, contained;")
     loaded = EvalIndex.load(tmp_path / "e.lcx")
@@ -133,21 +136,21 @@ def test_jobs_give_byte_identical_reports(tmp_path, jobs, monkeypatch):
 
     tr, ev = _data(tmp_path)
     rows = [json.loads(line) for line in tr.read_text().splitlines()]
-    big = write_jsonl(tmp_path / "big.jsonl", [rows[i % len(rows)] for i in range(400)] + [{"messages": "not a chat"}])
+    big = write_jsonl(tmp_path / "big.jsonl", [rows[i % len(rows)] for i in range(400)] + [{"messages": [{"role": "assistant", "content": "a chat with no user turn"}]}])
     monkeypatch.setattr(shards, "SHARD_BYTES", 4096)
     cfg = ScanConfig(on_error="skip")
     serial = leakcheck.scan(big, ev, cfg, jobs=1)
     assert len(shards.plan_shards(leakcheck.io.open_source(big), shards.SHARD_BYTES)) > 5
     parallel = leakcheck.scan(big, ev, cfg, jobs=jobs)
     assert _strip(dumps(serial)) == _strip(dumps(parallel))
-    assert serial.train.skipped == {"not_text": 1} or serial.train.skipped  # the bad row is counted once, in any shard
+    assert sum(serial.train.skipped.values()) == 1 and serial.train.rows == 401  # the bad row is counted once, in its shard
     lines = {f.train_line for f in serial.findings if f.kind == "pair"}
     assert lines == {1 + 4 * k for k in range(100)}  # every copy of row 1, by its line in the file
 
 
 def test_progress_is_silent_when_not_a_terminal(tmp_path):
     tr, ev = _data(tmp_path)
-    res = CliRunner(mix_stderr=False).invoke(main, ["scan", str(tr), str(ev)], env={"CI": "true"})
+    res = CliRunner().invoke(main, ["scan", str(tr), str(ev)], env={"CI": "true"})
     assert res.exit_code == 1 and "records" not in res.stderr and "it/s" not in res.stderr and "B/s" not in res.stderr
-    res = CliRunner(mix_stderr=False).invoke(main, ["scan", str(tr), str(ev), "--progress"])
+    res = CliRunner().invoke(main, ["scan", str(tr), str(ev), "--progress"])
     assert res.exit_code == 1 and "train" in res.stderr and "records" in res.stderr

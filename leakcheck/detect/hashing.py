@@ -20,7 +20,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from ..canon import normalize
+from ..canon import may_have_latex, normalize, normalize_no_latex
 from ..fingerprint import text_key
 from ..records import Record
 from .base import Match
@@ -34,8 +34,9 @@ def prefix_key(text: str) -> str:
 
     The head is cut at a space followed by an ASCII character: no Unicode normalization or
     case folding acts across such a boundary, and the last word of the head is whole, so
-    ``normalize(head)`` is a prefix of ``normalize(text)``. Where no such cut exists, the
-    whole text is normalized.
+    ``normalize(head)`` is a prefix of ``normalize(text)``. A head that may hold LaTeX (see
+    :func:`~leakcheck.canon.may_have_latex`) is used only when the whole text cannot: it may
+    end inside math, whose case is kept. Where no such cut exists, the whole text is normalized.
 
     >>> t = "Some   LONG text, café " * 40
     >>> prefix_key(t) == normalize(t)[:KEY_CHARS]
@@ -45,7 +46,10 @@ def prefix_key(text: str) -> str:
     if n > PREFIX_RAW:
         k = text.find(" ", PREFIX_RAW)
         if 0 < k < n - 1 and text[k + 1] < "\x80":
-            head = normalize(text[:k])
+            h = text[:k]
+            # the inline checks spare most heads the call
+            plain = ("$" not in h and "\\" not in h and h.isascii()) or not may_have_latex(h) or not may_have_latex(text)
+            head = normalize_no_latex(h) if plain else ""
             if len(head) >= KEY_CHARS:
                 return head[:KEY_CHARS]
     return normalize(text)[:KEY_CHARS]
@@ -195,7 +199,8 @@ class TextMatchDetector:
     def parameters(self) -> dict[str, Any]:
         if self.level == "exact":
             return {"method": "byte-identical canonical text"}
-        return {"method": "identical after NFKC, case folding, whitespace collapsing, removal of BOM/zero-width characters"}
+        return {"method": "identical after NFKC, typographic quotes/dashes to ASCII, case folding outside LaTeX math, "
+                           "whitespace collapsing, removal of invisible (default-ignorable) characters"}
 
     def notes(self) -> list[str]:
         return []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import itertools
+from collections import Counter
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from .errors import InputError, LeakcheckError, RecordError
 from .formats import FormatSpec, detect_format
 from .io import BadRow, RawRow, iter_rows, open_source
 from .records import Record
-from .result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow
+from .result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow, UnreadFile
 
 Input = str | os.PathLike | Iterable[Mapping[str, Any]]
 _RANK = {lv: i for i, lv in enumerate(LEVELS)}
@@ -57,11 +58,12 @@ class _Reader:
     skipped_rows: list[SkippedRow] = field(default_factory=list)
     first_where: str = ""
     subsets: dict[str, int] = field(default_factory=dict)
+    unread: tuple[UnreadFile, ...] = ()
 
     def _raw(self, data: Input) -> Iterator[RawRow | BadRow]:
         if isinstance(data, (str, os.PathLike)):
             src = open_source(data)
-            self.files = src.files
+            self.files, self.unread = src.files, src.unread
             return iter_rows(src)
         rows: Iterable[Any]
         if hasattr(data, "iter_rows") and hasattr(data, "schema"):  # polars: iterating gives columns
@@ -75,7 +77,7 @@ class _Reader:
                 f"{self.side}: cannot read a {type(data).__name__}; pass a path, a datasets.Dataset, "
                 "a polars/pandas DataFrame or an iterable of dicts"
             )
-        return (RawRow(self.name, "row", i, r) for i, r in enumerate(rows))
+        return (RawRow(self.name, "row", i, r) for i, r in enumerate(rows, 1))
 
     def _skip(self, file: str, where: str, reason: str, message: str, fix: str) -> None:
         if self.on_error == "fail":
@@ -105,6 +107,9 @@ class _Reader:
                     what += f" (format {self.spec.name}, detected from {self.first_where})"
                 self._skip(raw.file, raw.where, exc.reason, what, exc.fix or "")
                 continue
+            except RecursionError:  # a JSON-string column nested past Python's stack
+                self._skip(raw.file, raw.where, "too_deep", "a field is nested too deeply to read", "flatten the record")
+                continue
             self.records += 1
             yield rec
 
@@ -119,6 +124,7 @@ class _Reader:
             skipped=dict(self.skipped),
             skipped_rows=tuple(self.skipped_rows),
             subsets=dict(self.subsets),
+            unread=self.unread,
         )
 
 
@@ -370,6 +376,7 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
     if isinstance(train, (str, os.PathLike)) and isinstance(eval, (str, os.PathLike)):
         if os.path.realpath(os.fspath(train)) == os.path.realpath(os.fspath(eval)):
             notes.append("train and eval are the same file: every record matches itself")
+    notes += _input_notes(einfo, "eval")
     dets = build_detectors(evals, cfg)
     treader = _Reader(_display(train, "train"), "train", cfg.train_fields, cfg.on_error)
     assert ereader.spec is not None  # records were read, so a format was detected
@@ -396,6 +403,7 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
     tinfo = treader.info(_display(train, "train"))
     if treader.records == 0:
         _no_records(tinfo, "train")
+    notes += _input_notes(tinfo, "train")
     findings, chance = collector.finish()
     near_misses = collector.closest_near_misses()
     for d in dets:
@@ -421,6 +429,16 @@ def _probe(collector: _Collector, dets: list[Detector], batch: list[Record]) -> 
                 yield d.level, m
 
     collector.add_batch(batch, gen())
+
+
+def _input_notes(info: InputInfo, side: str) -> list[str]:
+    """What was read only in part: files left beside the data."""
+    notes = []
+    if info.unread:
+        reasons = Counter(u.reason.split(":")[0] for u in info.unread)
+        names = ", ".join(os.path.basename(u.path.rstrip("/")) for u in info.unread[:3]) + (", ..." if len(info.unread) > 3 else "")
+        notes.append(f"{side}: {len(info.unread)} file(s) not read ({', '.join(f'{n} {r}' for r, n in sorted(reasons.items()))}): {names}")
+    return notes
 
 
 def _no_records(info: InputInfo, side: str) -> None:

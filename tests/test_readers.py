@@ -1,0 +1,282 @@
+"""Issue 8 §4: the reader never passes data it did not read; §5: pathological input stays bounded.
+
+Every case here exited 0 (or crashed) while a leak sat in the data. Files are real files in
+real formats, written to tmp_path; messages and exit codes are pinned exactly.
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import gzip
+import json
+import lzma
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import zstandard
+from click.testing import CliRunner
+
+import leakcheck
+from leakcheck import InputError, ScanConfig
+from leakcheck.cli import main
+from leakcheck.io import readers, sources
+from leakcheck.report.json import to_dict
+from leakcheck.result import UnreadFile
+
+from .conftest import write_jsonl
+
+EX = ScanConfig(levels=("exact", "normalized"))
+SKIP = ScanConfig(levels=("exact", "normalized"), on_error="skip")
+Q = "Which planet is known as the red planet, and why does it look red?"
+A = "Mars looks red because iron oxide (rust) covers its surface dust and rocks."
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def row(q: str = Q, a: str | None = A) -> bytes:
+    return (json.dumps({"question": q, "answer": a}) + "\n").encode()
+
+
+OTHER = row("An unrelated question about tides?", "The moon pulls the sea, twice a day, more or less.")
+
+
+@pytest.fixture
+def ev(tmp_path: Path) -> Path:
+    return write_jsonl(tmp_path / "eval.jsonl", [{"question": Q, "answer": A}])
+
+
+def cli(*args) -> tuple[int, str]:
+    r = CliRunner().invoke(main, ["scan", *map(str, args), "--levels", "exact,normalized"])
+    assert "Traceback" not in r.output and "internal error" not in r.output
+    return r.exit_code, r.output
+
+
+def error_of(train, ev, cfg: ScanConfig = EX) -> str:
+    with pytest.raises(InputError) as ei:
+        leakcheck.scan(train, ev, cfg)
+    return str(ei.value)
+
+
+def kinds(r) -> list[tuple[str, str, str]]:
+    return [(f.train_id, f.kind, f.level) for f in r.findings]
+
+
+# --- every compression, every file listed ---------------------------------------------------
+
+def _zstd_frames(*parts: bytes) -> bytes:
+    return b"".join(zstandard.ZstdCompressor().compress(p) for p in parts)
+
+
+def test_a_folder_reads_every_compression_and_lists_what_it_did_not_read(tmp_path, ev):
+    d = tmp_path / "shards"
+    (d / "sub").mkdir(parents=True)
+    (d / ".cache" / "huggingface").mkdir(parents=True)
+    (d / "a.jsonl.gz").write_bytes(gzip.compress(OTHER))
+    (d / "b.jsonl.bz2").write_bytes(bz2.compress(row("Second question here?", "Second answer, long enough.")))
+    (d / "c.jsonl.xz").write_bytes(lzma.compress(row("Third question here?", "Third answer, long enough too.")))
+    (d / "sub" / "d.jsonl.zst").write_bytes(_zstd_frames(row("Fourth question?", "Fourth answer, long enough."), row()))
+    (d / "sub" / "e.csv.zst").write_bytes(zstandard.ZstdCompressor().compress(f'question,answer\n"{Q}",x\n'.encode()))
+    (d / ".cache" / "huggingface" / "x.lock").write_text("")
+    (d / ".extra.jsonl").write_bytes(row())
+    (d / "README.md").write_text("# shards\n")
+    (d / "f.jsonl.lz4").write_bytes(b"\x04\x22\x4d\x18")
+    (d / "g.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    r = leakcheck.scan(d, ev, EX)
+    assert [os.path.relpath(f, d) for f in r.train.files] == ["a.jsonl.gz", "b.jsonl.bz2", "c.jsonl.xz", "sub/d.jsonl.zst", "sub/e.csv.zst"]
+    assert kinds(r) == [("4", "pair", "exact"), ("5", "prompt", "exact")]
+    assert [(u.path.removeprefix(f"{d}/"), u.reason) for u in r.train.unread] == [
+        (".cache/", "hidden"),
+        (".extra.jsonl", "hidden"),
+        ("README.md", "not a data file"),
+        ("f.jsonl.lz4", "unsupported compression (.lz4): recompress it with gzip, bzip2, xz or zstd"),
+        ("g.zip", "archive: unpack it to scan its files"),
+    ]
+    assert to_dict(r)["train"]["unread"][0] == {"path": f"{d}/.cache/", "reason": "hidden"}
+    code, out = cli(d, ev)
+    assert code == 1
+    assert ("note: train: 5 file(s) not read (1 archive, 2 hidden, 1 not a data file, 1 unsupported compression (.lz4)): "
+            ".cache, .extra.jsonl, README.md, ...") in out
+
+
+def test_a_glob_lists_what_it_matched_but_did_not_read(tmp_path, ev):
+    (tmp_path / "part-0.jsonl.zst").write_bytes(_zstd_frames(row()))
+    (tmp_path / "part-1.txt").write_text("notes")
+    r = leakcheck.scan(str(tmp_path / "part-*"), ev, EX)
+    assert [os.path.basename(f) for f in r.train.files] == ["part-0.jsonl.zst"]
+    assert r.train.unread == (UnreadFile(str(tmp_path / "part-1.txt"), "not a data file"),)
+    assert kinds(r) == [("0", "pair", "exact")]
+
+
+@pytest.mark.parametrize("name, data, codec", [
+    ("t.jsonl.zst", _zstd_frames(OTHER * 500, row() * 500), "zstd"),
+    ("t.jsonl.bz2", bz2.compress(OTHER * 500 + row() * 500), "bzip2"),
+    ("t.jsonl.xz", lzma.compress(OTHER * 500 + row() * 500), "xz"),
+])
+def test_a_cut_off_compressed_shard_is_an_error_not_a_short_one(tmp_path, ev, name, data, codec):
+    p = tmp_path / name
+    p.write_bytes(data[: len(data) * 2 // 3])
+    msg = error_of(p, ev)
+    assert msg.startswith(f"{p}: after line ") and "compressed data is truncated or corrupt" in msg
+    assert msg.endswith(f"re-download or re-compress the file ({codec} -t tests it)")
+    assert error_of(p, ev, SKIP) == msg
+
+
+@pytest.mark.parametrize("suffix, codec", [(".zst", "zstd"), (".xz", "xz"), (".bz2", "bzip2")])
+def test_a_codec_name_on_a_plain_file(tmp_path, ev, suffix, codec):
+    p = tmp_path / f"t.jsonl{suffix}"
+    p.write_bytes(row())
+    assert error_of(p, ev) == f"{p}: is not {codec}-compressed although its name ends in {suffix}; rename it without {suffix} or compress it with {codec}"
+
+
+def test_compressed_bytes_under_a_plain_name_are_read(tmp_path, ev):
+    p = tmp_path / "t.jsonl"
+    p.write_bytes(gzip.compress(row()))
+    assert kinds(leakcheck.scan(p, ev, EX)) == [("0", "pair", "exact")]
+
+
+def test_unreadable_subfolder_and_file_fail(tmp_path, ev, monkeypatch):
+    d = tmp_path / "data"
+    (d / "locked").mkdir(parents=True)
+    (d / "ok.jsonl").write_bytes(OTHER)
+    (d / "locked" / "x.jsonl").write_bytes(row())
+    real_scandir, real_access = os.scandir, os.access
+
+    def scandir(path="."):  # root may read anything, so simulate the OS saying no
+        if os.fspath(path) == str(d / "locked"):
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, out = cli(d, ev)
+    assert code == 2 and out == (f"leakcheck: error: {d / 'locked'}: permission denied: the folder cannot be listed; "
+                                 "make it readable (chmod +rx) or move it out of the input\n")
+    monkeypatch.setattr(os, "scandir", real_scandir)
+    monkeypatch.setattr(os, "access", lambda p, mode: False if os.fspath(p) == str(d / "ok.jsonl") else real_access(p, mode))
+    assert error_of(d, ev) == f"{d / 'ok.jsonl'}: permission denied; make the file readable (chmod +r) or run as a user who may read it"
+
+
+def test_dangling_symlinks_and_symlink_loops(tmp_path, ev):
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "ok.jsonl").write_bytes(OTHER)
+    (d / "gone.jsonl").symlink_to(tmp_path / "deleted.jsonl")
+    code, out = cli(d, ev)
+    assert code == 2 and out == (f"leakcheck: error: {d / 'gone.jsonl'}: is a dangling symlink (to {tmp_path / 'deleted.jsonl'}, "
+                                 "which does not exist); fix the link or remove it\n")
+    assert error_of(d / "gone.jsonl", ev).startswith(f"{d / 'gone.jsonl'}: is a dangling symlink")
+    (d / "gone.jsonl").unlink()
+    (tmp_path / "a.jsonl").symlink_to(tmp_path / "b.jsonl")
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "a.jsonl")
+    assert error_of(tmp_path / "a.jsonl", ev) == f"{tmp_path / 'a.jsonl'}: is a symlink loop; point the link at a real file or folder, or remove it"
+    (d / "up").symlink_to(d, target_is_directory=True)
+    assert error_of(d, ev) == f"{d / 'up'}: is a symlink loop (it leads back to {d}); remove the link or point it outside the folder"
+    (d / "up").unlink()
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "leak.jsonl").write_bytes(row())
+    (d / "linked").symlink_to(other, target_is_directory=True)  # a symlinked folder is read, not skipped
+    assert kinds(leakcheck.scan(d, ev, EX)) == [("1", "pair", "exact")]
+
+
+# --- CSV ----------------------------------------------------------------------------------
+
+def test_a_stray_quote_in_a_csv_fails_with_its_line(tmp_path, ev):
+    p = tmp_path / "t.csv"
+    p.write_text(f'question,answer\nFirst question?,First answer here.\n"Second question?,an answer\n{Q},{A}\n')
+    code, out = cli(p, ev)
+    assert code == 2 and out == (f"leakcheck: error: {p}: line 3: a quoted field that starts in this row never closes: the rest of the file "
+                                 'would be one field; a stray quote? quote the whole field and double the quotes inside it ("")\n')
+    p.write_text(f'question,answer\n"Second question?,an answer\n{Q},"{A}"\n')
+    assert error_of(p, ev) == (f"{p}: line 2: text follows the closing quote of a field (',' expected after '\"', and the field ran on to line 3); "
+                               'a stray quote? quote the whole field and double the quotes inside it ("")')
+
+
+def test_csv_rows_name_the_line_they_start_on(tmp_path, ev):
+    p = tmp_path / "t.csv"
+    with open(p, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["question", "answer"])
+        w.writerow(["A question\nthat spans\nthree lines?", "Its answer."])
+        w.writerow(["   ", "an answer with an empty question"])
+    assert error_of(p, ev).startswith(f"{p}: line 5: prompt is empty; ")
+
+
+# --- dataset repos with configs ---------------------------------------------
+
+def test_a_dataset_repo_with_several_configs(tmp_path):
+    repo = tmp_path / "gsm8k"
+    shutil.copytree(FIXTURES / "gsm8k_repo", repo)
+    for where in (repo, f"{repo}::test"):
+        code, out = cli(where, f"{repo}::main/test")
+        assert code == 2 and out == f"leakcheck: error: {where}: the dataset has several configs (main, socratic); pick one, e.g. {repo}::main/test\n"
+    code, out = cli(f"{repo}::socratic", f"{repo}::main/test")
+    assert code == 2 and out == f"leakcheck: error: {repo}::socratic: config socratic has several splits; splits: train, test; e.g. {repo}::socratic/train\n"
+    code, out = cli(f"{repo}::nope/test", f"{repo}::main/test")
+    assert code == 2 and out == f"leakcheck: error: {repo}::nope/test: the dataset card names no config 'nope'; configs: main, socratic\n"
+    r = leakcheck.scan(f"{repo}::socratic/train", f"{repo}::main/test", EX)
+    assert [os.path.relpath(f, repo) for f in r.train.files] == ["socratic/train-00000-of-00001.parquet"]
+    assert [os.path.relpath(f, repo) for f in r.eval.files] == ["main/test-00000-of-00001.parquet"]
+    assert (r.train.records, r.eval.records) == (4, 2) and kinds(r) == [("3", "prompt", "exact")]
+
+
+def test_config_folders_without_a_card(tmp_path):
+    repo = tmp_path / "repo"
+    for config in ("en", "fr"):
+        (repo / "data" / config).mkdir(parents=True)
+        (repo / "data" / config / "test-00000-of-00001.jsonl").write_bytes(row(f"{config}: {Q}"))
+    (repo / "data" / "en" / "test-00001-of-00001.jsonl.zst").write_bytes(_zstd_frames(row()))
+    (repo / "data" / "en" / "test-extra.arrow").write_bytes(b"")
+    code, out = cli(repo, tmp_path / "x.jsonl")
+    assert code == 2 and out == f"leakcheck: error: {repo}: the dataset has several configs (en, fr); pick one, e.g. {repo}::en/test\n"
+    src = sources.open_source(f"{repo}::en/test")
+    assert [os.path.relpath(f, repo) for f in src.files] == ["data/en/test-00000-of-00001.jsonl", "data/en/test-00001-of-00001.jsonl.zst"]
+    assert src.unread == (UnreadFile(str(repo / "data" / "en" / "test-extra.arrow"), "not a data file"),)
+    with pytest.raises(InputError) as ei:
+        sources.open_source(f"{repo}::de/test")
+    assert str(ei.value) == f"{repo}::de/test: no config 'de'; configs: en, fr"
+
+
+# --- pathological lines ---------------------------------------------------------------------
+
+def test_a_10000_deep_json_line_is_a_row_error(tmp_path, ev):
+    p = tmp_path / "t.jsonl"
+    p.write_bytes(OTHER + b'{"question": ' + b"[" * 10_000 + b"]" * 10_000 + b', "answer": "x"}\n' + row())
+    code, out = cli(p, ev)
+    assert code == 2 and out == f"leakcheck: error: {p}: line 2: JSON nested deeper than 1024 levels; flatten the record, or pass --on-error skip\n"
+    r = leakcheck.scan(p, ev, SKIP)
+    assert r.train.skipped == {"too_deep": 1} and kinds(r) == [("2", "pair", "exact")]
+    whole = tmp_path / "t.json"
+    whole.write_bytes(b"[" * 10_000 + b"]" * 10_000)
+    assert error_of(whole, ev) == f"{whole}: line 1 column 1026: JSON nested deeper than 1024 levels; flatten the records"
+    chat = '[{"role": "assistant", "content": ' + "[" * 10_000 + "]" * 10_000 + "}]"  # a chat stored as a JSON string
+    deep = write_jsonl(tmp_path / "deep.jsonl", [{"question": "q?", "answer": chat}])
+    assert error_of(deep, ev) == f"{deep}: line 1: a field is nested too deeply to read; flatten the record, or pass --on-error skip"
+
+
+def test_a_line_over_the_limit_is_read_past_in_pieces(tmp_path, ev, monkeypatch):
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 1000)
+    p = tmp_path / "t.jsonl"
+    p.write_bytes(OTHER + b"\0" * 5000 + b"\n" + row())
+    code, out = cli(p, ev)
+    assert code == 2 and out == (f"leakcheck: error: {p}: line 2: the line is longer than the 1,000 bytes limit (5,000 bytes, all NUL bytes); "
+                                 "the file is binary, or was zero-filled by a crash: regenerate it or cut those bytes out, or pass --on-error skip\n")
+    r = leakcheck.scan(p, ev, SKIP)
+    assert r.train.skipped == {"line_too_long": 1} and kinds(r) == [("2", "pair", "exact")]
+    p.write_bytes(OTHER + json.dumps({"question": "x " * 3000, "answer": "y"}).encode())  # no newline at the end either
+    assert error_of(p, ev) == (f"{p}: line 2: the line is longer than the 1,000 bytes limit (6,031 bytes); "
+                               "split the record, or check that this is a line-based file, or pass --on-error skip")
+    p.write_bytes(OTHER + b"\0" * 10 + b"\n")
+    assert error_of(p, ev) == (f"{p}: line 2: the line holds NUL bytes: binary data, not JSON text; the file is binary, or was "
+                               "zero-filled by a crash: regenerate it or cut those bytes out, or pass --on-error skip")
+
+
+def test_csv_line_and_field_limits(tmp_path, ev, monkeypatch):
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 1000)
+    p = tmp_path / "t.csv"
+    p.write_text("question,answer\n" + "x" * 2000 + ",y\n")
+    assert error_of(p, ev) == (f"{p}: line 2: the line is longer than the 1,000 bytes limit (2,002 bytes); "
+                               'a stray quote? quote the whole field and double the quotes inside it ("")')
+    p.write_text('question,answer\n"' + "word,\n" * 300 + '",y\n')
+    assert error_of(p, ev).startswith(f"{p}: line 2: a field is longer than the 1,000 bytes limit (it ran on to line ")

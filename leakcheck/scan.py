@@ -23,7 +23,7 @@ from .config import LEVELS, Fields, ScanConfig
 from .detect.base import Detector, Match
 from .detect.hashing import TextMatchDetector
 from .errors import InputError, LeakcheckError, RecordError
-from .formats import FormatSpec, detect_format
+from .formats import DETECT_SAMPLE, FormatSpec, detect_format
 from .io import BadRow, RawRow, iter_rows, open_source
 from .records import Record
 from .result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow, UnreadFile
@@ -56,8 +56,9 @@ class _Reader:
     records: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     skipped_rows: list[SkippedRow] = field(default_factory=list)
-    first_where: str = ""
+    detected_from: str = ""
     subsets: dict[str, int] = field(default_factory=dict)
+    no_target: int = 0
     unread: tuple[UnreadFile, ...] = ()
 
     def _raw(self, data: Input) -> Iterator[RawRow | BadRow]:
@@ -86,30 +87,55 @@ class _Reader:
         if len(self.skipped_rows) < _MAX_SKIPPED_LISTED:
             self.skipped_rows.append(SkippedRow(file, where, reason, message))
 
-    def records_of(self, data: Input) -> Iterator[Record]:
+    def _detect(self, sample: list[RawRow | BadRow]) -> RecordError | None:
+        """Detect the format from the sampled rows; the error every row then gets when none fits."""
+        rows = [r for r in sample if isinstance(r, RawRow)]
+        if not rows:
+            return None
         f = self.fields
-        extract = None
-        for raw in self._raw(data):
+        try:
+            self.spec = detect_format([r.data for r in rows], f.prompt, f.target, f.id, f.group)
+        except RecordError as exc:
+            if exc.reason == "unknown_field":  # a wrong option, not a bad row: no --on-error skip
+                raise InputError(rows[0].file, None, exc.what, exc.fix) from None
+            return exc
+        first, last = rows[0], rows[-1]
+        same = first.file == last.file and first.unit == last.unit
+        span = f"{first.unit}s {first.number}-{last.number}" if first is not last else first.where
+        self.detected_from = span if same else f"the first {len(rows)} records"
+        return None
+
+    def records_of(self, data: Input) -> Iterator[Record]:
+        stream = self._raw(data)
+        sample = list(itertools.islice(stream, DETECT_SAMPLE))
+        undetected = self._detect(sample)
+        extract = self.spec.extract if self.spec else None
+        has_target = self.spec is not None and self.spec.target is not None
+        for raw in itertools.chain(sample, stream):
             rownum = self.rows
             self.rows += 1
             if isinstance(raw, BadRow):
                 self._skip(raw.file, raw.where, raw.reason, raw.what, raw.fix)
                 continue
             try:
+                if extract is None and (undetected is None or undetected.reason == "not_object") and type(raw.data) is dict:
+                    undetected = self._detect([raw])  # no sampled row was an object: this first one decides
+                    extract = self.spec.extract if self.spec else None
+                    has_target = self.spec is not None and self.spec.target is not None
                 if extract is None:
-                    self.spec = detect_format(raw.data, f.prompt, f.target, f.id, f.group)
-                    self.first_where = raw.where
-                    extract = self.spec.extract
+                    raise undetected or RecordError("not_object", "record is not an object", "each record must be a JSON object")
                 rec = extract(raw.data, rownum)
             except RecordError as exc:
                 what = exc.what
                 if self.spec is not None and exc.reason in ("missing_field", "not_text"):
-                    what += f" (format {self.spec.name}, detected from {self.first_where})"
+                    what += f" (format {self.spec.name}, detected from {self.detected_from})"
                 self._skip(raw.file, raw.where, exc.reason, what, exc.fix or "")
                 continue
             except RecursionError:  # a JSON-string column nested past Python's stack
                 self._skip(raw.file, raw.where, "too_deep", "a field is nested too deeply to read", "flatten the record")
                 continue
+            if has_target and rec.target is None:
+                self.no_target += 1
             self.records += 1
             yield rec
 
@@ -123,6 +149,7 @@ class _Reader:
             rows=self.rows,
             skipped=dict(self.skipped),
             skipped_rows=tuple(self.skipped_rows),
+            no_target=self.no_target,
             subsets=dict(self.subsets),
             unread=self.unread,
         )
@@ -432,12 +459,15 @@ def _probe(collector: _Collector, dets: list[Detector], batch: list[Record]) -> 
 
 
 def _input_notes(info: InputInfo, side: str) -> list[str]:
-    """What was read only in part: files left beside the data."""
+    """What was read only in part: files left beside the data, records without a target."""
     notes = []
     if info.unread:
         reasons = Counter(u.reason.split(":")[0] for u in info.unread)
         names = ", ".join(os.path.basename(u.path.rstrip("/")) for u in info.unread[:3]) + (", ..." if len(info.unread) > 3 else "")
         notes.append(f"{side}: {len(info.unread)} file(s) not read ({', '.join(f'{n} {r}' for r, n in sorted(reasons.items()))}): {names}")
+    if info.no_target:
+        notes.append(f"{side}: {info.no_target:,} of {info.records:,} records have no {info.fields.get('target')} (missing, null or empty): "
+                     "their prompts were compared, their targets could not be")
     return notes
 
 

@@ -15,6 +15,8 @@ import os
 import shutil
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import zstandard
 from click.testing import CliRunner
@@ -61,6 +63,89 @@ def error_of(train, ev, cfg: ScanConfig = EX) -> str:
 
 def kinds(r) -> list[tuple[str, str, str]]:
     return [(f.train_id, f.kind, f.level) for f in r.findings]
+
+
+# --- format detection from a sample -------------------------------------------------------
+
+def test_null_target_in_row_0_does_not_turn_target_checking_off(tmp_path, ev):
+    """verl data whose first row has ground_truth null: the file is still verl, row 2's target leaks."""
+    chat = lambda q: [{"role": "user", "content": q}]  # noqa: E731
+    p = tmp_path / "train.parquet"
+    pq.write_table(pa.Table.from_pylist([
+        {"prompt": chat("A first prompt, with no reference answer."), "reward_model": {"style": "rule", "ground_truth": None}},
+        {"prompt": chat("A different prompt, whose reference is the eval answer."), "reward_model": {"style": "rule", "ground_truth": A}},
+    ]), p)
+    r = leakcheck.scan(p, ev, EX)
+    assert r.train.format == "verl" and r.train.fields["target"] == "reward_model.ground_truth"
+    assert kinds(r) == [("1", "target", "exact")]
+    assert (r.train.records, r.train.no_target, r.train.skipped) == (2, 1, {})
+    assert to_dict(r)["train"]["no_target"] == 1
+    code, out = cli(p, ev)
+    assert code == 1
+    assert ("note: train: 1 of 2 records have no reward_model.ground_truth (missing, null or empty): "
+            "their prompts were compared, their targets could not be") in out
+
+
+def test_missing_target_key_in_row_0_and_a_null_one_in_eval(tmp_path):
+    """JSONL writers that drop null keys: row 0 has no "answer" at all. Still gsm8k."""
+    tr = tmp_path / "train.jsonl"
+    tr.write_bytes(json.dumps({"question": "Only a question here?"}).encode() + b"\n" + OTHER + row("Some other question?", A))
+    ev = tmp_path / "eval.jsonl"
+    ev.write_bytes(row() + row("An eval item with no answer yet?", None))
+    r = leakcheck.scan(tr, ev, EX)
+    assert (r.train.format, r.eval.format) == ("gsm8k", "gsm8k")
+    assert kinds(r) == [("2", "target", "exact")]
+    assert (r.train.no_target, r.eval.no_target, r.eval.records) == (1, 1, 2)
+
+
+def test_the_format_most_sampled_records_fit_wins(tmp_path, ev):
+    """One stray record first no longer decides the format of the thousand after it."""
+    rows = [{"text": "a stray note"}] + [{"question": f"Question number {i}?", "answer": f"Answer number {i}, spelled out."} for i in range(5)]
+    p = write_jsonl(tmp_path / "t.jsonl", rows + [{"question": Q, "answer": A}])
+    assert error_of(p, ev) == (f"{p}: line 1: field question is missing (format gsm8k, detected from lines 1-7); "
+                               "pass --prompt-field/--target-field/--id-field with the path this file uses, or pass --on-error skip")
+    r = leakcheck.scan(p, ev, SKIP)
+    assert r.train.skipped == {"missing_field": 1} and kinds(r) == [("6", "pair", "exact")]
+
+
+def test_a_sample_without_objects_detects_from_the_first_object_after_it(tmp_path, ev):
+    p = tmp_path / "t.jsonl"
+    p.write_bytes(b"[1, 2]\n" * 1000 + OTHER + row())
+    r = leakcheck.scan(p, ev, SKIP)
+    assert r.train.format == "gsm8k" and r.train.skipped == {"not_object": 1000}
+    assert kinds(r) == [("1001", "pair", "exact")]
+
+
+def test_column_names_match_up_to_case(tmp_path, ev):
+    p = tmp_path / "t.csv"
+    with open(p, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["ID", "Question", "Answer"])
+        w.writerow(["q-1", "Something else entirely?", "No, nothing like it at all."])
+        w.writerow(["q-2", Q, A])
+    r = leakcheck.scan(p, ev, EX)
+    assert r.train.format == "gsm8k"
+    assert r.train.fields == {"prompt": "Question", "target": "Answer", "id": "ID", "group": None}
+    assert kinds(r) == [("q-2", "pair", "exact")]
+
+
+def test_a_given_field_that_is_nowhere_is_an_error(tmp_path):
+    tr = write_jsonl(tmp_path / "t.jsonl", [{"id": "a", "question": Q, "answer": A}, {"id": "b", "question": "Q2?", "answer": "A2"}])
+    ev = write_jsonl(tmp_path / "e.jsonl", [{"id": "e1", "question": Q, "answer": A}])
+    code, out = cli(tr, ev, "--id-field", "uid")  # the eval side is read first
+    assert code == 2 and out == (f"leakcheck: error: {ev}: the id field uid is in none of the 1 sampled record "
+                                 "(their fields: answer, id, question) (did you mean id?); pass --id-field with one of those paths\n")
+    code, out = cli(tr, ev, "--train-target-field", "answers", "--on-error", "skip")
+    assert code == 2 and out == (f"leakcheck: error: {tr}: the target field answers is in none of the 2 sampled records "
+                                 "(their fields: answer, id, question) (did you mean answer?); pass --target-field with one of those paths\n")
+
+
+def test_a_row_without_the_given_id_is_that_rows_error(tmp_path, ev):
+    p = write_jsonl(tmp_path / "t.jsonl", [{"uid": "a", "question": "Q1?", "answer": "A1"}, {"question": Q, "answer": A}])
+    assert error_of(p, ev, EX.with_(train_fields=leakcheck.Fields(id="uid"))) == (
+        f"{p}: line 2: id uid is missing or null, not a value; give every row an id, or pass another --id-field, or pass --on-error skip")
+    r = leakcheck.scan(p, ev, SKIP.with_(train_fields=leakcheck.Fields(id="uid")))
+    assert r.train.skipped == {"bad_id": 1} and r.train.records == 1
 
 
 # --- every compression, every file listed ---------------------------------------------------
@@ -203,7 +288,24 @@ def test_csv_rows_name_the_line_they_start_on(tmp_path, ev):
     assert error_of(p, ev).startswith(f"{p}: line 5: prompt is empty; ")
 
 
-# --- dataset repos with configs ---------------------------------------------
+# --- Alpaca history, dataset repos with configs ---------------------------------------------
+
+def test_alpaca_history_turns_are_prompt_text(tmp_path):
+    """LLaMA-Factory Alpaca: earlier turns sit in history; the same conversation as a chat is an exact copy."""
+    tr = write_jsonl(tmp_path / "train.json", [
+        {"instruction": "Unrelated instruction text.", "input": "", "output": "Some unrelated output text.", "history": []},
+        {"instruction": "And why is that?", "input": "", "output": A, "history": [[Q, "It is Mars."]]},
+    ])
+    ev = write_jsonl(tmp_path / "eval.jsonl", [{"conversations": [
+        {"from": "human", "value": Q}, {"from": "gpt", "value": "It is Mars."},
+        {"from": "human", "value": "And why is that?"}, {"from": "gpt", "value": A}]}])
+    r = leakcheck.scan(tr, ev, EX)
+    assert r.train.format == "alpaca" and r.train.fields["prompt"] == "history+instruction+input"
+    assert kinds(r) == [("1", "pair", "exact")]
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"instruction": "x", "output": "y", "history": [["only one"]]}])
+    assert error_of(bad, ev) == (f"{bad}: line 1: history is not a list of [prompt, response] pairs (format alpaca, detected from line 1); "
+                                 "fix the row, or pass --prompt-field to compare the instruction only, or pass --on-error skip")
+
 
 def test_a_dataset_repo_with_several_configs(tmp_path):
     repo = tmp_path / "gsm8k"
@@ -280,3 +382,14 @@ def test_csv_line_and_field_limits(tmp_path, ev, monkeypatch):
                                'a stray quote? quote the whole field and double the quotes inside it ("")')
     p.write_text('question,answer\n"' + "word,\n" * 300 + '",y\n')
     assert error_of(p, ev).startswith(f"{p}: line 2: a field is longer than the 1,000 bytes limit (it ran on to line ")
+
+
+def test_row_numbers_are_1_based(tmp_path, ev):
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps([{"question": "fine?", "answer": "fine"}, {"question": None, "answer": "x"}]))
+    assert error_of(p, ev).startswith(f"{p}: row 2: prompt is null, not text (format gsm8k, detected from rows 1-2); ")
+    pq_path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"question": ["fine?", ""], "answer": ["a", "b"]}), pq_path)
+    assert error_of(pq_path, ev).startswith(f"{pq_path}: row 2: prompt is empty; ")
+    r = leakcheck.scan([{"question": "fine?", "answer": "a"}, {"question": 5.5j, "answer": "b"}], ev, SKIP)
+    assert [(s.where, s.reason) for s in r.train.skipped_rows] == [("row 2", "not_text")]

@@ -152,8 +152,9 @@ def scan(train: str, eval: str, json_path: str | None, md_path: str | None, html
          **opts: Any) -> None:
     """Scan TRAIN for records of EVAL, field by field; exit 1 when leakage is found.
 
-    TRAIN and EVAL are JSONL (.gz), JSON, Parquet or CSV files, folders or globs of shards,
-    or Hugging Face datasets saved with save_to_disk.
+    TRAIN and EVAL are JSONL, JSON, Parquet or CSV files (.gz, .bz2, .xz, .zst too), folders
+    or globs of shards, FOLDER::SPLIT or FOLDER::CONFIG/SPLIT of a local dataset repo, or
+    Hugging Face datasets saved with save_to_disk.
 
     \b
     Example:

@@ -199,12 +199,29 @@ class _Sample:
     def __init__(self, rows: Sequence[Any]):
         self.rows = [r for r in rows if isinstance(r, dict)]
         self._seen: dict[str, list[tuple[tuple, Any]]] = {}
+        # per record, lower-cased key -> key (None when two keys differ only in case)
+        self._lower: list[dict[str, Any]] = []
+        for r in self.rows:
+            low: dict[str, Any] = {}
+            for k in r:
+                if isinstance(k, str):
+                    low[k.lower()] = None if k.lower() in low else k
+            self._lower.append(low)
 
     def found(self, path: str) -> list[tuple[tuple, Any]]:
         """(spelling, value) for every sampled record that has ``path``."""
         if path not in self._seen:
             parsed = fieldpath.parse(path)
-            self._seen[path] = [hit for r in self.rows if (hit := fieldpath.resolve(parsed, r)) is not None]
+            hits: list[tuple[tuple, Any]] = []
+            if len(parsed) == 1 and isinstance(parsed[0], str):  # a top-level key: no general path walk
+                key, low = parsed[0], parsed[0].lower()
+                for r, lower in zip(self.rows, self._lower):
+                    k = key if key in r else lower.get(low)
+                    if k is not None:
+                        hits.append(((k,), r[k]))
+            else:
+                hits = [hit for r in self.rows if (hit := fieldpath.resolve(parsed, r)) is not None]
+            self._seen[path] = hits
         return self._seen[path]
 
     def present(self, path: str) -> int:

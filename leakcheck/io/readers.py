@@ -92,23 +92,25 @@ def _size(n: int) -> str:
     return f"{n >> 20} MiB" if n and n % (1 << 20) == 0 else f"{n:,} bytes"
 
 
+def _read_past(readline: Callable[[int], bytes], head: bytes) -> _LongLine:
+    """Read the rest of an over-long line whose first piece is ``head``, 1 MiB at a time."""
+    size, nul_only, line = len(head), head.count(0) == len(head), head
+    while not line.endswith(b"\n"):
+        line = readline(1 << 20)
+        if not line:
+            break
+        body = line.rstrip(b"\r\n")
+        size += len(body)
+        nul_only = nul_only and body.count(0) == len(body)
+    return _LongLine(size, nul_only)
+
+
 def _bounded_lines(fh: BinaryIO) -> Iterator[bytes | _LongLine]:
-    """The lines of ``fh``; a line over :data:`MAX_LINE_BYTES` becomes a :class:`_LongLine`, read past in 1 MiB pieces."""
+    """The lines of ``fh``; a line over :data:`MAX_LINE_BYTES` becomes a :class:`_LongLine`."""
     limit = MAX_LINE_BYTES
     readline: Callable[[int], bytes] = fh.readline
     while line := readline(limit + 1):
-        if len(line) <= limit or line.endswith(b"\n"):
-            yield line
-            continue
-        size, nul_only = len(line), line.count(0) == len(line)
-        while not line.endswith(b"\n"):
-            line = readline(1 << 20)
-            if not line:
-                break
-            body = line.rstrip(b"\r\n")
-            size += len(body)
-            nul_only = nul_only and body.count(0) == len(body)
-        yield _LongLine(size, nul_only)
+        yield line if len(line) <= limit or line.endswith(b"\n") else _read_past(readline, line)
 
 
 def _long_line(n: _LongLine) -> str:
@@ -169,19 +171,21 @@ def _iter_json_lines(path: str) -> Iterator[RawRow | BadRow]:
                     yield from whole
                     return
                 fh = io.BytesIO(raw)  # one object per line under a .json name: already in memory
-            for line in _bounded_lines(fh):
+            # The read loop is written out, not a generator of lines: it runs once per record.
+            limit = MAX_LINE_BYTES
+            readline: Callable[[int], bytes] = fh.readline
+            line = readline(limit + 1).removeprefix(_BOM)
+            while line:
                 lineno += 1
-                if isinstance(line, _LongLine):
-                    yield BadRow(path, f"line {lineno}", "line_too_long", _long_line(line), _long_fix(line))
-                    continue
-                if lineno == 1:
-                    line = line.removeprefix(_BOM)
-                if not line or line.isspace():
-                    continue
-                try:
-                    yield RawRow(path, "line", lineno, _decode_line(line))
-                except (ValueError, UnicodeDecodeError) as exc:
-                    yield _json_error(path, f"line {lineno}", line, exc)
+                if len(line) > limit and not line.endswith(b"\n"):
+                    long = _read_past(readline, line)
+                    yield BadRow(path, f"line {lineno}", "line_too_long", _long_line(long), _long_fix(long))
+                elif not line.isspace():
+                    try:
+                        yield RawRow(path, "line", lineno, _decode_line(line))
+                    except (ValueError, UnicodeDecodeError) as exc:
+                        yield _json_error(path, f"line {lineno}", line, exc)
+                line = readline(limit + 1)
     except CORRUPT as exc:
         if isinstance(exc, PermissionError):
             raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None

@@ -22,15 +22,13 @@ import zlib
 from collections.abc import Iterator
 from typing import BinaryIO
 
-import zstandard
-
 from ..errors import InputError
 
 #: Name suffix -> codec, and the tool that writes that codec (named in messages).
 SUFFIXES = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz", ".zst": "zstd", ".zstd": "zstd"}
 _MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"), (b"\x28\xb5\x2f\xfd", "zstd"))
 #: What a cut-off or corrupt compressed stream raises while it is read.
-CORRUPT = (EOFError, zlib.error, lzma.LZMAError, zstandard.ZstdError, OSError)
+CORRUPT = (EOFError, zlib.error, lzma.LZMAError, OSError)
 
 
 def codec_of_name(name: str) -> str | None:
@@ -64,6 +62,9 @@ class _ZstdRaw(io.RawIOBase):
     _PIECE = 1 << 12
 
     def __init__(self, fh: BinaryIO):
+        import zstandard  # only when a zstd file is met: it costs 3 MiB
+
+        self._error = zstandard.ZstdError
         self._fh = fh
         self._dctx = zstandard.ZstdDecompressor()
         self._obj = self._dctx.decompressobj()
@@ -90,7 +91,10 @@ class _ZstdRaw(io.RawIOBase):
         parts = []
         while data:
             self._in_frame = True
-            parts.append(self._obj.decompress(data))
+            try:
+                parts.append(self._obj.decompress(data))
+            except self._error as exc:
+                raise OSError(str(exc)) from None
             data = b""
             if self._obj.eof:  # a frame ended; the rest of the input starts the next one
                 data = self._obj.unused_data

@@ -340,6 +340,28 @@ def test_config_folders_without_a_card(tmp_path):
     assert str(ei.value) == f"{repo}::de/test: no config 'de'; configs: en, fr"
 
 
+def test_card_configs_by_data_dir_and_by_one_path(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for lang in ("en", "fr"):
+        (a / lang).mkdir(parents=True)
+        (a / lang / "test.jsonl").write_bytes(row(f"{lang}: {Q}"))
+    (a / "en" / "train.jsonl").write_bytes(OTHER)
+    (a / "README.md").write_text("---\nconfigs:\n- config_name: en\n  data_dir: en\n- config_name: fr\n  data_dir: fr\n  default: true\n---\n")
+    b.mkdir()
+    (b / "all.jsonl").write_bytes(row())
+    (b / "README.md").write_text("---\nconfigs:\n- config_name: default\n  data_files: all.jsonl\n---\n")
+    assert sources.open_source(f"{a}::fr/test").files == (str(a / "fr" / "test.jsonl"),)
+    assert sources.open_source(f"{b}::train").files == (str(b / "all.jsonl"),)  # data_files without splits: train, as on the Hub
+    for where, message in [
+        (f"{a}::test", f"{a}::test: the dataset has several configs (en, fr (default)); pick one, e.g. {a}::en/test"),
+        (f"{a}::en", f"{a}::en: config en has several splits (test, train); pick one, e.g. {a}::en/train"),
+        (f"{b}::test", f"{b}::test: config default has no split 'test'; splits: train; e.g. {b}::default/train"),
+    ]:
+        with pytest.raises(InputError) as ei:
+            sources.open_source(where)
+        assert str(ei.value) == message
+
+
 # --- pathological lines ---------------------------------------------------------------------
 
 def test_a_10000_deep_json_line_is_a_row_error(tmp_path, ev):

@@ -257,7 +257,9 @@ def _score(rule: _Rule, s: _Sample) -> tuple[int, int, int]:
         prompts = s.filled(first)
     if rule.target is None or prompts == 0:
         return (prompts, 0, 0)
-    return (prompts, s.filled(rule.target), s.present(rule.target))
+    present = s.present(rule.target)
+    # a target field no sampled record has does not make the format: "text" is not mbpp without "code"
+    return (prompts, s.filled(rule.target), present) if present else (0, 0, 0)
 
 
 def _best(s: _Sample) -> _Rule | None:

@@ -98,6 +98,16 @@ def test_missing_target_key_in_row_0_and_a_null_one_in_eval(tmp_path):
     assert (r.train.no_target, r.eval.no_target, r.eval.records) == (1, 1, 2)
 
 
+@pytest.mark.parametrize("rows, name, target", [
+    ([{"text": "A page of text."}, {"text": "Another page."}], "text", None),
+    ([{"question": "Only questions?"}, {"question": "Still no answers?"}], "question-only", None),
+    ([{"question": "q?", "answer": None}, {"question": "q2?", "answer": None}], "gsm8k", "answer"),  # answers to come
+])
+def test_a_target_no_sampled_record_has_does_not_make_the_format(tmp_path, ev, rows, name, target):
+    r = leakcheck.scan(write_jsonl(tmp_path / "t.jsonl", rows), ev, EX)
+    assert (r.train.format, r.train.fields["target"], r.train.no_target) == (name, target, 2 if target else 0)
+
+
 def test_the_format_most_sampled_records_fit_wins(tmp_path, ev):
     """One stray record first no longer decides the format of the thousand after it."""
     rows = [{"text": "a stray note"}] + [{"question": f"Question number {i}?", "answer": f"Answer number {i}, spelled out."} for i in range(5)]

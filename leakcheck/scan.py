@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import itertools
-from collections import Counter
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,12 +105,17 @@ class _Reader:
         self.detected_from = span if same else f"the first {len(rows)} records"
         return None
 
+    def _extractor(self) -> tuple[Callable[[Any, int], Record] | None, bool]:
+        """The detected format's extract function, and whether it has a target to count as missing."""
+        if self.spec is None:
+            return None, False
+        return self.spec.extract, self.spec.target is not None
+
     def records_of(self, data: Input) -> Iterator[Record]:
         stream = self._raw(data)
         sample = list(itertools.islice(stream, DETECT_SAMPLE))
         undetected = self._detect(sample)
-        extract = self.spec.extract if self.spec else None
-        has_target = self.spec is not None and self.spec.target is not None
+        extract, has_target = self._extractor()
         for raw in itertools.chain(sample, stream):
             rownum = self.rows
             self.rows += 1
@@ -118,10 +123,9 @@ class _Reader:
                 self._skip(raw.file, raw.where, raw.reason, raw.what, raw.fix)
                 continue
             try:
-                if extract is None and (undetected is None or undetected.reason == "not_object") and type(raw.data) is dict:
+                if extract is None and type(raw.data) is dict and (undetected is None or undetected.reason == "not_object"):
                     undetected = self._detect([raw])  # no sampled row was an object: this first one decides
-                    extract = self.spec.extract if self.spec else None
-                    has_target = self.spec is not None and self.spec.target is not None
+                    extract, has_target = self._extractor()
                 if extract is None:
                     raise undetected or RecordError("not_object", "record is not an object", "each record must be a JSON object")
                 rec = extract(raw.data, rownum)

@@ -116,7 +116,7 @@ class _Reader:
         sample = list(itertools.islice(stream, DETECT_SAMPLE))
         undetected = self._detect(sample)
         extract, has_target = self._extractor()
-        for raw in itertools.chain(sample, stream):
+        for raw in itertools.chain(_emptied(sample), stream):
             rownum = self.rows
             self.rows += 1
             if isinstance(raw, BadRow):
@@ -157,6 +157,13 @@ class _Reader:
             subsets=dict(self.subsets),
             unread=self.unread,
         )
+
+
+def _emptied(items: list[Any]) -> Iterator[Any]:
+    """The items in order, each let go once it is taken (the detection sample is not kept for the whole scan)."""
+    items.reverse()
+    while items:
+        yield items.pop()
 
 
 def _display(data: Input, side: str) -> str:

@@ -1,4 +1,4 @@
-"""Wire it together: read eval, build the index, stream train through it, collect findings.
+"""Wire it together: index the eval side, stream the train side through it in shards, merge.
 
 >>> import leakcheck, os
 >>> d = os.path.join(os.path.dirname(leakcheck.__file__), "data", "chat_small")
@@ -14,149 +14,100 @@ import datetime as _dt
 import itertools
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .canon import normalize
-from .config import LEVELS, Fields, ScanConfig
-from .detect.base import Detector, Match
-from .detect.hashing import TextMatchDetector
+from .collect import Collector, TrainSide, snippet
+from .config import Fields, ScanConfig
+from .engine import RowCounts, ScanJob, ShardResult, probe_records, records_of, run_processes, run_serial
 from .errors import InputError, LeakcheckError, RecordError
 from .formats import DETECT_SAMPLE, FormatSpec, detect_format
+from .index import EvalIndex
 from .io import BadRow, RawRow, iter_rows, open_source
+from .io.shards import plan_shards
+from .levels import REGISTRY
 from .records import Record
-from .result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow, UnreadFile
+from .result import EvalDuplicate, InputInfo, ScanResult, UnreadFile
 
 Input = str | os.PathLike | Iterable[Mapping[str, Any]]
-_RANK = {lv: i for i, lv in enumerate(LEVELS)}
-_MAX_SKIPPED_LISTED = 10_000
-SNIPPET = 160
+__all__ = ["scan", "scan_many", "scan_index", "load_records", "eval_duplicates", "snippet", "Input"]
 
 
-def snippet(text: str | None, n: int = SNIPPET) -> str:
-    """Whitespace-collapsed start of ``text`` for reports."""
-    if not text:
-        return ""
-    t = " ".join(text[: n * 8].split())  # the head is enough, even of a 50 MB text
-    return t if len(t) <= n else t[: n - 1] + "…"
+def _display(data: Input, side: str) -> str:
+    return os.fspath(data) if isinstance(data, (str, os.PathLike)) else f"<{side} records>"
+
+
+def _memory_rows(data: Any, side: str, name: str) -> Iterator[RawRow]:
+    rows: Iterable[Any]
+    if hasattr(data, "iter_rows") and hasattr(data, "schema"):  # polars: iterating gives columns
+        rows = data.iter_rows(named=True)
+    elif hasattr(data, "iterrows") and hasattr(data, "to_dict"):  # pandas: iterating gives column names
+        rows = data.to_dict("records")
+    elif isinstance(data, Iterable) and not isinstance(data, (Mapping, str, bytes)):
+        rows = data
+    else:
+        raise LeakcheckError(
+            f"{side}: cannot read a {type(data).__name__}; pass a path, a datasets.Dataset, "
+            "a polars/pandas DataFrame or an iterable of dicts"
+        )
+    return (RawRow(name, "row", i, r) for i, r in enumerate(rows, 1))
 
 
 @dataclass
-class _Reader:
-    """Turns one input into records, applying the error policy and counting every row."""
+class _Opened:
+    """One side, opened: its rows, the format detected from them, its files and the files left."""
 
-    name: str
-    side: str
-    fields: Fields
-    on_error: str
-    files: tuple[str, ...] = ()
-    spec: FormatSpec | None = None
-    rows: int = 0
-    records: int = 0
-    skipped: dict[str, int] = field(default_factory=dict)
-    skipped_rows: list[SkippedRow] = field(default_factory=list)
-    detected_from: str = ""
-    subsets: dict[str, int] = field(default_factory=dict)
-    no_target: int = 0
+    display: str
+    files: tuple[str, ...]
+    spec: FormatSpec
+    detected_from: str
+    rows: Iterator[RawRow | BadRow]  # every row, the ones read for detection included
     unread: tuple[UnreadFile, ...] = ()
 
-    def _raw(self, data: Input) -> Iterator[RawRow | BadRow]:
-        if isinstance(data, (str, os.PathLike)):
-            src = open_source(data)
-            self.files, self.unread = src.files, src.unread
-            return iter_rows(src)
-        rows: Iterable[Any]
-        if hasattr(data, "iter_rows") and hasattr(data, "schema"):  # polars: iterating gives columns
-            rows = data.iter_rows(named=True)  # type: ignore[union-attr]
-        elif hasattr(data, "iterrows") and hasattr(data, "to_dict"):  # pandas: iterating gives column names
-            rows = data.to_dict("records")  # type: ignore[union-attr]
-        elif isinstance(data, Iterable) and not isinstance(data, Mapping):
-            rows = data
-        else:
-            raise LeakcheckError(
-                f"{self.side}: cannot read a {type(data).__name__}; pass a path, a datasets.Dataset, "
-                "a polars/pandas DataFrame or an iterable of dicts"
-            )
-        return (RawRow(self.name, "row", i, r) for i, r in enumerate(rows, 1))
 
-    def _skip(self, file: str, where: str, reason: str, message: str, fix: str) -> None:
-        if self.on_error == "fail":
-            raise InputError(file, where, message, (fix + ", or pass --on-error skip") if fix else "or pass --on-error skip")
-        self.skipped[reason] = self.skipped.get(reason, 0) + 1
-        if len(self.skipped_rows) < _MAX_SKIPPED_LISTED:
-            self.skipped_rows.append(SkippedRow(file, where, reason, message))
+def _open(data: Input, fields: Fields, side: str) -> _Opened:
+    """Open ``data`` and detect its format from a sample of its first rows (:data:`DETECT_SAMPLE`)."""
+    name = _display(data, side)
+    unread: tuple[UnreadFile, ...] = ()
+    if isinstance(data, (str, os.PathLike)):
+        src = open_source(data)
+        files, rows, unread = src.files, iter_rows(src), src.unread
+    else:
+        files, rows = (), _memory_rows(data, side, name)
+    head = list(itertools.islice(rows, DETECT_SAMPLE))
+    sample = [r for r in head if isinstance(r, RawRow) and type(r.data) is dict]
+    while not sample and (raw := next(rows, None)) is not None:  # no object in the sample: the first one decides
+        head.append(raw)
+        if isinstance(raw, RawRow) and type(raw.data) is dict:
+            sample = [raw]
+    every = itertools.chain(_emptied(head), rows)
+    if not sample:
+        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", every, unread)
+    try:
+        spec = detect_format([r.data for r in sample], fields.prompt, fields.target, fields.id, fields.group)
+    except RecordError as exc:
+        if exc.reason == "unknown_field":  # a wrong option, not a bad row: no --on-error skip
+            raise InputError(sample[0].file, None, exc.what, exc.fix) from None
+        # nothing fits: every row gets this row error, counted or raised like any bad row
+        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", _all_bad(every, exc), unread)
+    return _Opened(name, files, spec, _span(sample), every, unread)
 
-    def _detect(self, sample: list[RawRow | BadRow]) -> RecordError | None:
-        """Detect the format from the sampled rows; the error every row then gets when none fits."""
-        rows = [r for r in sample if isinstance(r, RawRow)]
-        if not rows:
-            return None
-        f = self.fields
-        try:
-            self.spec = detect_format([r.data for r in rows], f.prompt, f.target, f.id, f.group)
-        except RecordError as exc:
-            if exc.reason == "unknown_field":  # a wrong option, not a bad row: no --on-error skip
-                raise InputError(rows[0].file, None, exc.what, exc.fix) from None
-            return exc
-        first, last = rows[0], rows[-1]
-        same = first.file == last.file and first.unit == last.unit
-        span = f"{first.unit}s {first.number}-{last.number}" if first is not last else first.where
-        self.detected_from = span if same else f"the first {len(rows)} records"
-        return None
 
-    def _extractor(self) -> tuple[Callable[[Any, int], Record] | None, bool]:
-        """The detected format's extract function, and whether it has a target to count as missing."""
-        if self.spec is None:
-            return None, False
-        return self.spec.extract, self.spec.target is not None
+def _all_bad(rows: Iterator[RawRow | BadRow], exc: RecordError) -> Iterator[RawRow | BadRow]:
+    for r in rows:
+        yield BadRow(r.file, r.where, exc.reason, exc.what, exc.fix or "") if isinstance(r, RawRow) else r
 
-    def records_of(self, data: Input) -> Iterator[Record]:
-        stream = self._raw(data)
-        sample = list(itertools.islice(stream, DETECT_SAMPLE))
-        undetected = self._detect(sample)
-        extract, has_target = self._extractor()
-        for raw in itertools.chain(_emptied(sample), stream):
-            rownum = self.rows
-            self.rows += 1
-            if isinstance(raw, BadRow):
-                self._skip(raw.file, raw.where, raw.reason, raw.what, raw.fix)
-                continue
-            try:
-                if extract is None and type(raw.data) is dict and (undetected is None or undetected.reason == "not_object"):
-                    undetected = self._detect([raw])  # no sampled row was an object: this first one decides
-                    extract, has_target = self._extractor()
-                if extract is None:
-                    raise undetected or RecordError("not_object", "record is not an object", "each record must be a JSON object")
-                rec = extract(raw.data, rownum)
-            except RecordError as exc:
-                what = exc.what
-                if self.spec is not None and exc.reason in ("missing_field", "not_text"):
-                    what += f" (format {self.spec.name}, detected from {self.detected_from})"
-                self._skip(raw.file, raw.where, exc.reason, what, exc.fix or "")
-                continue
-            except RecursionError:  # a JSON-string column nested past Python's stack
-                self._skip(raw.file, raw.where, "too_deep", "a field is nested too deeply to read", "flatten the record")
-                continue
-            if has_target and rec.target is None:
-                self.no_target += 1
-            self.records += 1
-            yield rec
 
-    def info(self, display: str) -> InputInfo:
-        return InputInfo(
-            path=display,
-            files=self.files,
-            format=self.spec.name if self.spec else "unknown",
-            fields=self.spec.fields() if self.spec else {},
-            records=self.records,
-            rows=self.rows,
-            skipped=dict(self.skipped),
-            skipped_rows=tuple(self.skipped_rows),
-            no_target=self.no_target,
-            subsets=dict(self.subsets),
-            unread=self.unread,
-        )
+def _span(sample: list[RawRow]) -> str:
+    """Where a format was detected from: ``lines 1-1000``, or ``the first 1000 records`` across files."""
+    first, last = sample[0], sample[-1]
+    if first is last:
+        return first.where
+    if first.file == last.file and first.unit == last.unit:
+        return f"{first.unit}s {first.number}-{last.number}"
+    return f"the first {len(sample)} records"
 
 
 def _emptied(items: list[Any]) -> Iterator[Any]:
@@ -166,24 +117,37 @@ def _emptied(items: list[Any]) -> Iterator[Any]:
         yield items.pop()
 
 
-def _display(data: Input, side: str) -> str:
-    return os.fspath(data) if isinstance(data, (str, os.PathLike)) else f"<{side} records>"
+def _info(opened: _Opened, counts: RowCounts) -> InputInfo:
+    return InputInfo(
+        path=opened.display, files=opened.files, format=opened.spec.name if counts.rows else "unknown",
+        fields=opened.spec.fields() if counts.rows else {}, records=counts.records, rows=counts.rows,
+        skipped=dict(counts.skipped), skipped_rows=tuple(counts.skipped_rows), subsets=dict(counts.subsets),
+        no_target=counts.no_target, unread=opened.unread,
+    )
 
 
-def build_detectors(evals: list[Record], config: ScanConfig) -> list[Detector]:
-    """One detector per requested level, each indexed on the eval records."""
-    dets: list[Detector] = []
-    for lv in config.levels:
-        if lv in ("exact", "normalized"):
-            dets.append(TextMatchDetector(lv, evals, config.short_target_chars))
-        else:
-            from .detect import fuzzy  # numpy/datasketch only when asked for
+def load_records(data: Input, fields: Fields | None = None, on_error: str = "fail", side: str = "eval") -> tuple[list[Record], InputInfo]:
+    """Read a whole input into records (for the eval side, or for a look in a notebook).
 
-            dets.append(fuzzy.build(lv, evals, config))
-    return dets
+    >>> import leakcheck, os
+    >>> p = os.path.join(os.path.dirname(leakcheck.__file__), "data", "chat_small", "eval_questions.jsonl")
+    >>> recs, info = load_records(p)
+    >>> info.format, len(recs) == info.records
+    ('gsm8k', True)
+    """
+    opened = _open(data, fields or Fields(), side)
+    counts = RowCounts()
+    recs = [r for r, _ in records_of(opened.rows, opened.spec, on_error, counts, opened.detected_from)]
+    for r in recs:
+        if r.subset is not None:
+            counts.subsets[r.subset] = counts.subsets.get(r.subset, 0) + 1
+    info = _info(opened, counts)
+    if not recs:
+        _no_records(info, side)
+    return recs, info
 
 
-def _eval_duplicates(evals: list[Record], short: int) -> list[EvalDuplicate]:
+def eval_duplicates(evals: list[Record], short: int) -> list[EvalDuplicate]:
     """Eval records sharing a normalized prompt (and target): one group per item, strongest kind."""
     out: list[EvalDuplicate] = []
     claimed: set[int] = set()
@@ -221,252 +185,171 @@ def _eval_duplicates(evals: list[Record], short: int) -> list[EvalDuplicate]:
     return out
 
 
-class _Collector:
-    """Turns raw matches into findings: pairs, strongest level per kind, chance targets, groups."""
 
-    def __init__(self, evals: list[Record], config: ScanConfig, espec: FormatSpec, tspec_ref: "_Reader"):
-        self.evals = evals
-        self.cfg = config
-        self.espec = espec
-        self.treader = tspec_ref
-        self.findings: list[Finding] = []
-        self.near_misses: dict[tuple[int, str], tuple[tuple, Finding]] = {}
-        self.short = [r.target is not None and len(normalize(r.target)) < config.short_target_chars for r in evals]
-        # eval idx -> [train keys seen, pending findings, total matches, examples]
-        self.target_only: dict[int, list[Any]] = {}
-        self.groups: dict[str, list[int]] = {}
-        for i, r in enumerate(evals):
-            if r.group is not None:
-                self.groups.setdefault(r.group, []).append(i)
-
-    def _field(self, spec: FormatSpec | None, name: str) -> str:
-        if spec is None:
-            return name
-        return (spec.prompt if name == "prompt" else spec.target) or name
-
-    def add_batch(self, batch: list[Record], matches: Iterable[tuple[str, Match]]) -> None:
-        best: dict[tuple[int, int], dict[tuple[str, str], tuple[int, float, str]]] = {}
-        below: list[tuple[str, Match]] = []
-        for level, m in matches:
-            if m.below:
-                below.append((level, m))
-                continue
-            slot = best.setdefault((m.pos, m.eval_idx), {})
-            fk = (m.eval_field, m.train_field)
-            cand = (_RANK[level], -m.score, level)
-            if fk not in slot or cand < slot[fk]:
-                slot[fk] = cand
-        tspec = self.treader.spec
-        for level, m in below:
-            if (m.pos, m.eval_idx) not in best:
-                self._near_miss(level, m, batch[m.pos], tspec)
-        for (pos, ei), slot in sorted(best.items()):
-            t = batch[pos]
-            e = self.evals[ei]
-            pp = slot.get(("prompt", "prompt"))
-            tt = slot.get(("target", "target"))
-            # A short target ("18", "B") equal by chance must not turn a prompt match into a
-            # pair: it stays a chance match, counted apart, and the prompt match stands alone.
-            if pp and tt and not self.short[ei]:
-                weaker = max(pp, tt)
-                self._emit(e, t, "pair", weaker[2], min(-pp[1], -tt[1]), "prompt", "prompt", tspec,
-                           detail={"prompt_level": pp[2], "prompt_score": -pp[1],
-                                   "target_level": tt[2], "target_score": -tt[1]})
-            else:
-                if pp:
-                    self._emit(e, t, "prompt", pp[2], -pp[1], "prompt", "prompt", tspec)
-                if tt:
-                    self._target_only(ei, e, t, tt, tspec)
-            for (ef, tf), kind in ((("target", "prompt"), "target_in_prompt"), (("prompt", "target"), "prompt_in_target")):
-                c = slot.get((ef, tf))
-                if c:
-                    self._emit(e, t, kind, c[2], -c[1], ef, tf, tspec)
-        if self.groups:
-            for pos, t in enumerate(batch):
-                if t.group is None:
-                    continue
-                for ei in self.groups.get(t.group, ()):
-                    if (pos, ei) not in best:
-                        self._emit(self.evals[ei], t, "group", "exact", 1.0, "prompt", "prompt", tspec, group=t.group)
-
-    def _emit(self, e: Record, t: Record, kind: str, level: str, score: float, ef: str, tf: str,
-              tspec: FormatSpec | None, group: str | None = None, detail: dict | None = None) -> None:
-        self.findings.append(self._finding(e, t, kind, level, score, ef, tf, tspec, group, detail))
-
-    def _finding(self, e: Record, t: Record, kind: str, level: str, score: float, ef: str, tf: str,
-                 tspec: FormatSpec | None, group: str | None = None, detail: dict | None = None) -> Finding:
-        return Finding(
-            eval_id=e.id, train_id=t.id, kind=kind, level=level, score=round(score, 4),
-            eval_row=e.row, train_row=t.row,
-            eval_field=self._field(self.espec, ef), train_field=self._field(tspec, tf),
-            eval_snippet=snippet(e.prompt if ef == "prompt" else e.target),
-            train_snippet=snippet(t.prompt if tf == "prompt" else t.target),
-            group=group if group is not None else (e.group if e.group is not None and e.group == t.group else None),
-            detail=detail,
-            subset=e.subset,
-        )
-
-    def _target_only(self, ei: int, e: Record, t: Record, tt: tuple[int, float, str], tspec: FormatSpec | None) -> None:
-        st = self.target_only.get(ei)
-        if st is None:
-            st = self.target_only[ei] = [set(), [], 0, [], tt[2]]
-        st[2] += 1
-        if len(st[3]) < self.cfg.max_examples:
-            st[3].append(t.id)
-        if _RANK[tt[2]] < _RANK[st[4]]:
-            st[4] = tt[2]
-        if self.short[ei]:
-            return
-        key = t.group if t.group is not None else ("row", t.row)
-        st[0].add(key)
-        if len(st[0]) <= self.cfg.max_target_hits:
-            st[1].append(self._finding(e, t, "target", tt[2], -tt[1], "target", "target", tspec))
-        else:
-            st[1] = []
-
-    def _near_miss(self, level: str, m: Match, t: Record, tspec: FormatSpec | None) -> None:
-        """Keep, per eval record and level, the highest-scoring match under the threshold.
-
-        The key orders every candidate totally, so what is kept does not depend on the
-        order or sharding of the train side.
-        """
-        key = (m.score, -t.row, m.eval_field, m.train_field)
-        slot = (m.eval_idx, level)
-        if slot in self.near_misses and key <= self.near_misses[slot][0]:
-            return
-        kind = m.eval_field if m.eval_field == m.train_field else f"{m.eval_field}_in_{m.train_field}"
-        f = self._finding(self.evals[m.eval_idx], t, kind, level, m.score, m.eval_field, m.train_field, tspec)
-        self.near_misses[slot] = (key, f)
-
-    def closest_near_misses(self) -> tuple[Finding, ...]:
-        """The ``max_near_misses`` best near misses, one per eval record and level, best first."""
-        leaked = {f.eval_row for f in self.findings}
-        ranked = sorted(
-            ((key[0], -f.eval_row, _RANK[f.level], key), f)
-            for (ei, lv), (key, f) in self.near_misses.items()
-            if f.eval_row not in leaked
-        )
-        return tuple(f for _, f in reversed(ranked[-self.cfg.max_near_misses :]))
-
-    def finish(self) -> tuple[list[Finding], list[ChanceMatch]]:
-        chance: list[ChanceMatch] = []
-        for ei, (keys, pending, total, examples, level) in sorted(self.target_only.items()):
-            e = self.evals[ei]
-            if self.short[ei] or len(keys) > self.cfg.max_target_hits:
-                chance.append(ChanceMatch(
-                    eval_id=e.id, eval_row=e.row, target=snippet(e.target, 60),
-                    reason="short" if self.short[ei] else "generic", level=level,
-                    train_matches=total, examples=tuple(examples),
-                ))
-            else:
-                self.findings.extend(pending)
-        findings = sorted(self.findings, key=Finding.sort_key)
-        return findings, chance
+def _name_of(data: Input, i: int) -> str:
+    if isinstance(data, (str, os.PathLike)):
+        base = os.path.basename(os.fspath(data).rstrip("/").split("::")[0]) or "eval"
+        split = os.fspath(data).split("::")[1] if "::" in os.fspath(data) else ""
+        for ext in (".gz", ".bz2", ".xz", ".zst", ".jsonl", ".json", ".parquet", ".csv", ".tsv", ".ndjson"):
+            base = base[: -len(ext)] if base.lower().endswith(ext) else base
+        return f"{base}-{split}" if split else base
+    return f"eval{i + 1}" if i else "eval"
 
 
-def _parameters(config: ScanConfig, dets: list[Detector]) -> dict[str, Any]:
-    return {
-        "levels": {d.level: d.parameters() for d in dets},
-        "short_target_chars": config.short_target_chars,
-        "max_target_hits": config.max_target_hits,
-        "on_error": config.on_error,
-    }
+def build_index(evals: Sequence[tuple[str, Input]], config: ScanConfig) -> EvalIndex:
+    """Read each named eval input and index them together at ``config.levels``."""
+    named = []
+    for name, data in evals:
+        recs, info = load_records(data, config.eval_fields, config.on_error, "eval")
+        named.append((name, recs, info))
+    return EvalIndex.build(named, config)
 
 
-def load_records(data: Input, fields: Fields | None = None, on_error: str = "fail", side: str = "eval") -> tuple[list[Record], InputInfo]:
-    """Read a whole input into records (for the eval side, or for a look in a notebook).
-
-    >>> import leakcheck, os
-    >>> p = os.path.join(os.path.dirname(leakcheck.__file__), "data", "chat_small", "eval_questions.jsonl")
-    >>> recs, info = load_records(p)
-    >>> info.format, len(recs) == info.records
-    ('gsm8k', True)
-    """
-    recs, reader = _read_all(data, fields or Fields(), on_error, side)
-    return recs, reader.info(_display(data, side))
+Progress = Callable[[int], None]
 
 
-def _read_all(data: Input, fields: Fields, on_error: str, side: str) -> tuple[list[Record], _Reader]:
-    reader = _Reader(_display(data, side), side, fields, on_error)
-    recs = list(reader.records_of(data))
-    # Counted here, off the streamed train path: reports need records per eval subset only.
-    for r in recs:
-        if r.subset is not None:
-            reader.subsets[r.subset] = reader.subsets.get(r.subset, 0) + 1
-    return recs, reader
-
-
-def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanResult:
+def scan(train: Input, eval: Input, config: ScanConfig | None = None, *, jobs: int = 1, progress: Progress | None = None) -> ScanResult:
     """Find eval records that leaked into train, field by field and level by level.
 
     ``train`` and ``eval`` are paths (file, folder, glob, ``save_to_disk`` folder) or
     iterables of dicts (a ``datasets.Dataset`` works). The train side is streamed in
-    batches of ``config.batch_size``; only the eval side is held in memory.
+    shards and batches; only the eval index is held in memory. ``jobs`` > 1 probes shards
+    on that many processes, with identical results.
     """
     cfg = config or ScanConfig()
     if isinstance(train, (str, os.PathLike)):
         open_source(train)  # fail on a wrong train path before the eval side is indexed
-    evals, ereader = _read_all(eval, cfg.eval_fields, cfg.on_error, "eval")
-    einfo = ereader.info(_display(eval, "eval"))
-    if not evals:
-        _no_records(einfo, "eval")
-    notes: list[str] = []
-    if isinstance(train, (str, os.PathLike)) and isinstance(eval, (str, os.PathLike)):
-        if os.path.realpath(os.fspath(train)) == os.path.realpath(os.fspath(eval)):
-            notes.append("train and eval are the same file: every record matches itself")
-    notes += _input_notes(einfo, "eval")
-    dets = build_detectors(evals, cfg)
-    treader = _Reader(_display(train, "train"), "train", cfg.train_fields, cfg.on_error)
-    assert ereader.spec is not None  # records were read, so a format was detected
-    collector = _Collector(evals, cfg, ereader.spec, treader)
-    # Detectors that learn from the train side (template statistics) see a sample of the
-    # first records before anything is matched; that sample is then probed like any batch.
-    primers = [d for d in dets if hasattr(d, "prime")]
-    stream = treader.records_of(train)
-    if primers:
-        sample = list(itertools.islice(stream, cfg.sample_size))
-        for d in primers:
-            d.prime(sample)
-        for i in range(0, len(sample), cfg.batch_size):
-            _probe(collector, dets, sample[i : i + cfg.batch_size])
-        del sample
-    batch: list[Record] = []
-    for rec in stream:
-        batch.append(rec)
-        if len(batch) >= cfg.batch_size:
-            _probe(collector, dets, batch)
-            batch = []
-    if batch:
-        _probe(collector, dets, batch)
-    tinfo = treader.info(_display(train, "train"))
-    if treader.records == 0:
+    (result,) = scan_many(train, [(_name_of(eval, 0), eval)], cfg, jobs=jobs, progress=progress).values()
+    return result
+
+
+def scan_many(train: Input, evals: Sequence[tuple[str, Input]], config: ScanConfig | None = None, *, jobs: int = 1,
+              progress: Progress | None = None) -> dict[str, ScanResult]:
+    """:func:`scan` against several named eval sets in one pass over ``train``: one result per set."""
+    cfg = config or ScanConfig()
+    index = build_index(evals, cfg)
+    notes = {}
+    for name, data in evals:
+        if isinstance(train, (str, os.PathLike)) and isinstance(data, (str, os.PathLike)) \
+                and os.path.realpath(os.fspath(train)) == os.path.realpath(os.fspath(data)):
+            notes[name] = ["train and eval are the same file: every record matches itself"]
+    return scan_index(train, index, cfg, jobs=jobs, progress=progress, notes=notes)
+
+
+def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None, *, jobs: int = 1,
+               progress: Progress | None = None, notes: Mapping[str, list[str]] | None = None) -> dict[str, ScanResult]:
+    """Scan ``train`` against a built or loaded :class:`EvalIndex`; one result per eval set."""
+    cfg = config or ScanConfig(levels=index.levels)
+    index.check(cfg)
+    index = index.only(cfg.levels)
+    opened = _open(train, cfg.train_fields, "train")
+    efields = tuple((s.info.fields.get("prompt") or "prompt", s.info.fields.get("target") or "target") for s in index.sets)
+    job = ScanJob(cfg, opened.spec, efields, opened.detected_from)
+    if not opened.detected_from:  # no row told the format: every row was bad, count (or raise on) them
+        counts = RowCounts()
+        list(records_of(opened.rows, opened.spec, cfg.on_error, counts))
+        _no_records(_info(opened, counts), "train")
+    if any(REGISTRY[lv].fuzzy for lv in index.levels):
+        # Templates of the train side are learned from its first records, before anything is
+        # matched, by the driver alone: every shard is then probed with the same index.
+        sample, _ = _sample(opened, cfg)
+        index = index.with_train_sample(sample)
+    if isinstance(train, (str, os.PathLike)):
+        shards = plan_shards(open_source(train))
+        if jobs > 1 and len(shards) > 1:
+            results: Iterable[ShardResult] = run_processes(index, job, shards, min(jobs, len(shards)), progress)
+        else:
+            results = run_serial(index, job, shards, progress)
+        counts, merged, offsets = _reduce(index, job, results, len(shards))
+    else:
+        counts = RowCounts()
+        merged = probe_records(index, job, records_of(opened.rows, opened.spec, cfg.on_error, counts, opened.detected_from),
+                               TrainSide(opened.spec, None, 0))
+        offsets = [0]
+    tinfo = _info(opened, counts)
+    if counts.records == 0:
         _no_records(tinfo, "train")
-    notes += _input_notes(tinfo, "train")
-    findings, chance = collector.finish()
-    near_misses = collector.closest_near_misses()
-    for d in dets:
-        notes.extend(getattr(d, "notes", lambda: [])())
-    return ScanResult(
-        train=tinfo,
-        eval=einfo,
-        levels=cfg.levels,
-        parameters=_parameters(cfg, dets),
-        findings=tuple(findings),
-        chance=tuple(chance),
-        eval_duplicates=tuple(_eval_duplicates(evals, cfg.short_target_chars)),
-        near_misses=near_misses,
-        notes=tuple(notes),
-        created_at=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
-    )
+    collected = merged.finish(offsets, row_ids=opened.spec.id is None)
+    return _results(index, cfg, tinfo, collected, notes or {})
 
 
-def _probe(collector: _Collector, dets: list[Detector], batch: list[Record]) -> None:
-    def gen() -> Iterator[tuple[str, Match]]:
-        for d in dets:
-            for m in d.probe(batch):
-                yield d.level, m
+def _sample(opened: _Opened, cfg: ScanConfig) -> tuple[list[Record], RowCounts]:
+    """The first ``sample_size`` train records; the rows read are put back in front of the stream."""
+    head: list[RawRow | BadRow] = []
 
-    collector.add_batch(batch, gen())
+    def kept() -> Iterator[RawRow | BadRow]:
+        for raw in opened.rows:
+            head.append(raw)
+            yield raw
+
+    counts = RowCounts()
+    recs = [r for r, _ in itertools.islice(records_of(kept(), opened.spec, "skip", counts), cfg.sample_size)]
+    opened.rows = itertools.chain(head, opened.rows)
+    return recs, counts
+
+
+def _reduce(index: EvalIndex, job: ScanJob, results: Iterable[ShardResult], n: int) -> tuple[RowCounts, Collector, list[int]]:
+    """Merge shard results in shard order: row counts, collector state and each shard's row offset."""
+    by_shard: dict[int, ShardResult] = {}
+    for r in results:
+        by_shard[r.shard] = r
+    merged = Collector(index, job.config, job.efields)
+    counts = RowCounts()
+    offsets = []
+    for i in range(n):
+        r = by_shard[i]
+        offsets.append(counts.rows)
+        counts.merge(r.counts)
+        merged.merge(r.state)
+    return counts, merged, offsets
+
+
+def _results(index: EvalIndex, cfg: ScanConfig, tinfo: InputInfo, collected: Any, notes: Mapping[str, list[str]]) -> dict[str, ScanResult]:
+    params = {
+        "levels": {lv: {**p.parameters(), **collected.stats.get(lv, {})} for lv, p in index.parts.items()},
+        "short_target_chars": cfg.short_target_chars,
+        "max_target_hits": cfg.max_target_hits,
+        "on_error": cfg.on_error,
+    }
+    level_notes = [n for p in index.parts.values() for n in p.notes()]
+    created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    meta = index.meta
+    out = {}
+    for s in index.sets:
+        fill, target_of = _snippets(meta, s)
+        out[s.name] = ScanResult(
+            train=tinfo, eval=s.info, levels=cfg.levels, parameters=params,
+            findings=tuple(fill(f) for f in collected.findings if f.eval_set == s.name),
+            chance=tuple(replace(c, target=c.target or target_of(c.eval_row)) for c in collected.chance if c.eval_set == s.name),
+            eval_duplicates=s.duplicates,
+            near_misses=tuple(fill(f) for f in collected.near_misses if f.eval_set == s.name),
+            notes=tuple(notes.get(s.name, []) + _input_notes(s.info, "eval") + _input_notes(tinfo, "train") + level_notes),
+            policy=cfg.policy, created_at=created,
+        )
+    return out
+
+
+def _snippets(meta: Any, s: Any) -> tuple[Callable[[Any], Any], Callable[[int], str]]:
+    """Fill eval snippets into findings made by workers, which never see eval text.
+
+    An index loaded from a file has no eval text either: its findings name eval records by
+    id and fingerprint only.
+    """
+    if meta.prompts is None:
+        return (lambda f: f), (lambda row: "")
+    pos = {meta.rows[i]: i for i in range(s.start, s.stop)}
+
+    def fill(f: Any) -> Any:
+        if f.eval_snippet or f.eval_row not in pos:
+            return f
+        i = pos[f.eval_row]
+        text = meta.targets[i] if f.kind in ("target", "target_in_prompt") else meta.prompts[i]
+        return replace(f, eval_snippet=snippet(text))
+
+    def target_of(row: int) -> str:
+        return snippet(meta.targets[pos[row]], 60) if row in pos else ""
+
+    return fill, target_of
 
 
 def _input_notes(info: InputInfo, side: str) -> list[str]:

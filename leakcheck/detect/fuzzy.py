@@ -20,10 +20,11 @@ Copies of one text count once: a duplicated item is not a template of itself.
 
 from __future__ import annotations
 
+import copy
 import math
 import operator
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -33,6 +34,8 @@ from . import grams
 from .base import FIELDS, Match
 
 _POPULATIONS = ("eval prompts", "eval targets", "train prompts", "train targets")
+#: What the near level counts while probing (summed over shards into the report's parameters).
+STAT_KEYS = ("train_texts", "train_texts_hashed", "lsh_candidates", "verified")
 _TOP_TEMPLATES = 5
 
 
@@ -71,6 +74,12 @@ def build(level: str, evals: Sequence[Record], config: ScanConfig) -> "NearDetec
     raise ValueError(f"fuzzy.build: no fuzzy level {level!r}")
 
 
+def from_state(level: str, config: ScanConfig, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> "NearDetector | ContainedDetector":
+    """A detector rebuilt from :meth:`_GramIndex.state` (a saved eval index)."""
+    cls = NearDetector if level == "near" else ContainedDetector
+    return cls((), config, _state=(meta, arrays))
+
+
 class _GramIndex:
     """Eval items as sets of word n-gram hashes, minus template n-grams.
 
@@ -86,14 +95,14 @@ class _GramIndex:
 
     def _index_evals(self, evals: Sequence[Record]) -> None:
         self.E = len(evals)
-        self._eval_words = {f: grams.words([getattr(r, f) for r in evals]) for f in FIELDS}
+        eval_words = {f: grams.words([getattr(r, f) for r in evals]) for f in FIELDS}
         self.has_target = np.array([r.target is not None for r in evals], dtype=bool)
         h_parts, item_parts = [], []
         # template hash -> (population, share, text); the strongest population is kept
         self.templates: dict[int, tuple[str, float, str]] = {}
         self.suppressed_by: dict[str, int] = dict.fromkeys(_POPULATIONS, 0)
         for fi, f in enumerate(FIELDS):
-            w = self._eval_words[f]
+            w = eval_words[f]
             h, text_of = grams.ngrams(w, self.n)
             present = np.ones(self.E, dtype=bool) if f == "prompt" else self.has_target
             self._learn_templates(w, h, text_of, present, _POPULATIONS[fi])
@@ -101,7 +110,7 @@ class _GramIndex:
             item_parts.append(text_of + fi * self.E)
         self._eval_h = np.concatenate(h_parts)
         self._eval_item = np.concatenate(item_parts)
-        lengths = np.concatenate([self._eval_words[f].lengths for f in FIELDS])
+        self._eval_lengths = lengths = np.concatenate([eval_words[f].lengths for f in FIELDS])
         self.too_short = {
             "prompt": int((lengths[: self.E] < self.n).sum()),
             "target": int(((lengths[self.E :] < self.n) & self.has_target).sum()),
@@ -159,13 +168,51 @@ class _GramIndex:
         self.item_ptr = np.zeros(2 * self.E + 1, dtype=np.int64)
         np.cumsum(self.size, out=self.item_ptr[1:])
         self.postings = grams.Postings(hs, items)
-        lengths = np.concatenate([self._eval_words[f].lengths for f in FIELDS])
+        lengths = self._eval_lengths
         has = np.concatenate([np.ones(self.E, dtype=bool), self.has_target])
         only_templates = (lengths >= self.n) & has & (self.size == 0)
         self.template_only = {"prompt": int(only_templates[: self.E].sum()), "target": int(only_templates[self.E :].sum())}
 
+    #: Attributes that make up the built index (the rest is derived by :meth:`_rebuild`).
+    _STATE_ARRAYS = ("_eval_h", "_eval_item", "_eval_lengths", "has_target")
+
+    def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """Plain data to save: settings, n-gram hashes per eval item, template hashes and shares.
+
+        Template *texts* of the eval side are not kept: an index holds no eval text.
+        """
+        tmpl = sorted(self.templates.items())
+        meta = {
+            "E": self.E, "too_short": self.too_short, "suppressed_by": self.suppressed_by, "primed": getattr(self, "primed", 0),
+            "template_pops": [pop for _, (pop, _, _) in tmpl], "template_shares": [share for _, (_, share, _) in tmpl],
+            "template_texts": [text if pop.startswith("train") else "" for _, (pop, _, text) in tmpl],
+        }
+        arrays = {a: getattr(self, a) for a in self._STATE_ARRAYS}
+        arrays["template_h"] = np.array([h for h, _ in tmpl], dtype=np.uint64)
+        return meta, arrays
+
+    def _load_state(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+        self.E = int(meta["E"])
+        for a in self._STATE_ARRAYS:
+            setattr(self, a, arrays[a])
+        self.too_short = dict(meta["too_short"])
+        self.suppressed_by = dict(meta["suppressed_by"])
+        if meta.get("primed"):
+            self.primed = int(meta["primed"])
+        self.templates = {int(h): (pop, float(share), text) for h, pop, share, text in
+                          zip(arrays["template_h"].tolist(), meta["template_pops"], meta["template_shares"], meta["template_texts"])}
+        self._rebuild()
+
+    def with_train_sample(self, sample: Sequence[Record]) -> Self:
+        """A copy that also suppresses the templates of ``sample`` (the first train records)."""
+        new = copy.copy(self)
+        new.templates = dict(self.templates)
+        new.suppressed_by = dict(self.suppressed_by)
+        new.prime(sample)
+        return new
+
     def prime(self, sample: Sequence[Record]) -> None:
-        """Learn train-side templates from the first records of the train input."""
+        """Learn train-side templates from the first records of the train input (in place: use :meth:`with_train_sample`)."""
         before = len(self.templates)
         for fi, f in enumerate(FIELDS):
             w = _CACHE.get(sample, f)
@@ -229,14 +276,17 @@ class ContainedDetector(_GramIndex):
 
     level = "contained"
 
-    def __init__(self, evals: Sequence[Record], config: ScanConfig):
+    def __init__(self, evals: Sequence[Record], config: ScanConfig, _state: tuple[dict, dict] | None = None):
         c = config.contained
         self.n, self.threshold = c.ngram, c.threshold
         self.low = max(1e-9, c.threshold - c.near_miss_margin)
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
-        self._index_evals(evals)
+        if _state is not None:
+            self._load_state(*_state)
+        else:
+            self._index_evals(evals)
 
-    def probe(self, batch: Sequence[Record]) -> Iterator[Match]:
+    def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:
         n_items = 2 * self.E
         keys = self.postings.set
         for field in FIELDS:
@@ -283,7 +333,7 @@ class NearDetector(_GramIndex):
     unit = "shingle"
     _CHUNK = 1 << 15
 
-    def __init__(self, evals: Sequence[Record], config: ScanConfig):
+    def __init__(self, evals: Sequence[Record], config: ScanConfig, _state: tuple[dict, dict] | None = None):
         from datasketch import MinHash, MinHashLSH
 
         c = config.near
@@ -299,8 +349,10 @@ class NearDetector(_GramIndex):
         if getattr(m, "scheme", "affine32") != "affine32":  # pragma: no cover - other datasketch
             raise RuntimeError("datasketch's default MinHash scheme is not affine32")
         self._a, self._b = (np.asarray(p, dtype=np.uint32) for p in m.permutations)
-        self.stats = {"train_texts": 0, "train_texts_hashed": 0, "lsh_candidates": 0, "verified": 0}
-        self._index_evals(evals)
+        if _state is not None:
+            self._load_state(*_state)
+        else:
+            self._index_evals(evals)
 
     def _rebuild(self) -> None:
         super()._rebuild()
@@ -332,13 +384,17 @@ class NearDetector(_GramIndex):
 
         return LeanMinHash(seed=self.seed, hashvalues=hashvalues, scheme="affine32")
 
-    def probe(self, batch: Sequence[Record]) -> Iterator[Match]:
+    def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:
+        """Matches of ``batch``; ``stats`` (if given) counts texts hashed, candidates and verified pairs."""
+        stats = stats if stats is not None else {}
+        for key in STAT_KEYS:
+            stats.setdefault(key, 0)
         union = self.postings.set
         t = self.low  # texts that may reach the near-miss margin survive the cheap cuts
         for field in FIELDS:
             h, text_of = self._train_grams(batch, field)
             n = len(batch)
-            self.stats["train_texts"] += sum(getattr(r, field) is not None for r in batch)
+            stats["train_texts"] += sum(getattr(r, field) is not None for r in batch)
             if len(h) == 0:
                 continue
             size_a = grams.distinct_counts(h, text_of, n)
@@ -359,14 +415,14 @@ class NearDetector(_GramIndex):
             hs, ts = h[keep], text_of[keep]
             texts = np.flatnonzero(alive)
             local = np.searchsorted(texts, ts)
-            self.stats["train_texts_hashed"] += len(texts)
+            stats["train_texts_hashed"] += len(texts)
             sig = self.signatures(hs, local, len(texts))
             # only texts that can still reach the threshold get here: few enough for
             # datasketch's own LSH index, one query each
             cand = [li * (2 * self.E) + it for li, hv in enumerate(sig) for it in sorted(self.lsh.query(self._lean(hv)))]
             if not cand:
                 continue
-            self.stats["lsh_candidates"] += len(cand)
+            stats["lsh_candidates"] += len(cand)
             # distinct shingles of each hashed text, contiguous per text
             dh, dt, _ = grams.distinct_pairs(hs, local)
             ptr = np.searchsorted(dt, np.arange(len(texts) + 1))
@@ -377,7 +433,7 @@ class NearDetector(_GramIndex):
                 inter = len(np.intersect1d(a, bset, assume_unique=True))
                 jac = inter / (len(a) + len(bset) - inter)
                 if jac >= t:
-                    self.stats["verified"] += int(jac >= self.threshold)
+                    stats["verified"] += int(jac >= self.threshold)
                     yield self._match(int(texts[li]), it, field, jac, below=jac < self.threshold)
 
     def parameters(self) -> dict[str, Any]:
@@ -393,7 +449,6 @@ class NearDetector(_GramIndex):
             "lsh_fp_weight": self.fp_weight,
             "eval_items_indexed": int((self.size > 0).sum()),
             **self._template_params(),
-            **self.stats,
         }
 
 

@@ -46,7 +46,8 @@ def strip_codec(name: str) -> str:
     return name
 
 
-def _codec_of_bytes(head: bytes) -> str | None:
+def codec_of_bytes(head: bytes) -> str | None:
+    """The codec whose magic bytes ``head`` starts with, if any."""
     return next((c for m, c in _MAGIC if head.startswith(m)), None)
 
 
@@ -125,7 +126,7 @@ def open_binary(path: str) -> Iterator[BinaryIO]:
             head = raw.peek(8)[:8]
         except PermissionError:
             raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
-        promised, found = codec_of_name(path), _codec_of_bytes(head)
+        promised, found = codec_of_name(path), codec_of_bytes(head)
         if promised and head and promised != found:
             suffix = next(s for s, c in SUFFIXES.items() if c == promised and path.lower().endswith(s))
             raise InputError(path, None, f"is not {promised}-compressed although its name ends in {suffix}",

@@ -31,6 +31,8 @@ from .compress import SUFFIXES, strip_codec
 #: Data files: these suffixes, optionally followed by a compression suffix (``.jsonl.zst``).
 TEXT_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
 DATA_SUFFIXES = (*TEXT_SUFFIXES, ".parquet")
+#: The one-line description of data files that messages give.
+DATA_FILES_HINT = "data files end in .jsonl, .ndjson, .json, .csv, .tsv or .parquet (text ones also .gz, .bz2, .xz or .zst)"
 _ARCHIVES = (".zip", ".tar", ".tgz", ".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".7z", ".rar")
 _SPLIT_WORD = re.compile(
     r"(?:^|[-_./])(train|training|test|testing|validation|valid|val|dev|eval|evaluation)(?:[-_./]|$)"
@@ -137,7 +139,7 @@ def _open_glob(pattern: str) -> Source:
             unread.append(UnreadFile(m, _why_not_read(os.path.basename(m))))
     files = list(dict.fromkeys(files))  # "d/**" matches a folder and the files in it
     if not files:
-        raise InputError(pattern, None, "the glob matches no data files", "check the pattern; data files end in " + ", ".join(DATA_SUFFIXES))
+        raise InputError(pattern, None, "the glob matches no data files", "check the pattern; " + DATA_FILES_HINT)
     return Source(pattern, tuple(files), "files", tuple(dict.fromkeys(unread)))
 
 
@@ -152,8 +154,7 @@ def _open_folder(path: str) -> Source:
         return Source(path, (path,), "hf")
     files, unread = walk(path)
     if not files:
-        raise InputError(path, None, "the folder holds no data files", "data files end in " + ", ".join(DATA_SUFFIXES)
-                         + " (optionally .gz, .bz2, .xz or .zst)")
+        raise InputError(path, None, "the folder holds no data files", DATA_FILES_HINT)
     from .configs import check_one_config
 
     check_one_config(path, files)

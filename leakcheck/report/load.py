@@ -13,6 +13,8 @@ True
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 from typing import Any
@@ -130,7 +132,7 @@ def load_report(path: str | os.PathLike) -> tuple[ScanResult, Policy]:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         if isinstance(exc, json.JSONDecodeError) and not exc.doc.strip():
             raise InputError(p, None, "empty file", "pass the JSON report written by leakcheck scan --json") from None
-        cut = isinstance(exc, json.JSONDecodeError) and exc.pos >= len(exc.doc.rstrip())
+        cut = isinstance(exc, json.JSONDecodeError) and (exc.pos >= len(exc.doc.rstrip()) or exc.msg.startswith("Unterminated string"))
         raise InputError(p, None, f"not a JSON file ({exc})" + ("; it ends too early, as if cut short" if cut else ""),
                          "pass the JSON report written by leakcheck scan --json") from None
     except RecursionError:
@@ -145,8 +147,8 @@ def load_report(path: str | os.PathLike) -> tuple[ScanResult, Policy]:
                if _is_int(v) and v < SCHEMA_VERSION else "render it with the leakcheck version that wrote it, or upgrade leakcheck")
         raise InputError(p, None, f"report schema version {v!r} is not {SCHEMA_VERSION}", fix)
     try:
-        result = from_dict(d)
         policy = Policy.parse(d["gate"]["policy"])
+        result = dataclasses.replace(from_dict(d), policy=policy)
     except (KeyError, TypeError, ValueError, AttributeError, UsageError) as exc:
         raise InputError(p, None, f"malformed leakcheck JSON report ({type(exc).__name__}: {exc})",
                          "regenerate it with leakcheck scan --json") from None

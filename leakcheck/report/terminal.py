@@ -7,6 +7,8 @@ import re
 from ..config import KINDS
 from ..result import ScanResult
 from ..gate import CLEAN, LEAK, PARTIAL
+from .content import field_levels
+from ._atomic import stream_of
 
 #: Control characters (terminal escape sequences, line breaks), bidi overrides and lone surrogates:
 #: printed as their escapes, so data cannot repaint the terminal, reorder a line or fail to encode.
@@ -22,7 +24,11 @@ def safe(text: object) -> str:
     return _UNSAFE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(text))
 
 
-def render(result: ScanResult, code: int, examples: int = 5) -> str:
+def render(result: ScanResult, code: int, examples: int = 5, json_path: str | None = None) -> str:
+    """The summary printed after a scan; ``json_path`` is the JSON report written with it, if any.
+
+    Beyond the ``examples`` worst leaks, it says how many more there are and where they are listed.
+    """
     s = result.summary()
     lines = [
         f"eval  {safe(result.eval.path)}  [{safe(result.eval.format)}]  {result.eval.records:,} records",
@@ -36,8 +42,10 @@ def render(result: ScanResult, code: int, examples: int = 5) -> str:
             v = s["by_kind"][k]
             lv = ", ".join(f"{name} {x['count']}" for name, x in v["levels"].items())
             lines.append(f"{k:<18}{v['count']:>13}{v['percent']:>8.2f}  {lv}")
-    c = s["contaminated"]
-    lines.append(f"{'any':<18}{c['count']:>13}{c['percent']:>8.2f}")
+    c, ng = s["contaminated"], s["not_gated"]
+    lines.append(f"{'gated' if ng['count'] else 'any':<18}{c['count']:>13}{c['percent']:>8.2f}")
+    if ng["count"]:
+        lines.append(f"not gated by --fail-on (information only): {ng['count']} eval records")
     if s["chance_target_matches"]["count"]:
         lines.append(f"chance target matches (not gated): {s['chance_target_matches']['count']} eval records")
     if s["eval_duplicates"]["groups"]:
@@ -51,7 +59,16 @@ def render(result: ScanResult, code: int, examples: int = 5) -> str:
         lines += ["", "worst leaks:"]
         worst = sorted(result.findings, key=lambda f: (KINDS.index(f.kind), -f.score, f.eval_row))[:examples]
         for f in worst:
-            lines.append(f"  eval {safe(f.eval_id)} ~ train {safe(f.train_id)}  {f.kind}/{f.level} {f.score:.2f}  {safe(f.eval_snippet[:70])}")
+            fl = field_levels(f)
+            lines.append(f"  eval {safe(f.eval_id)} ~ train {safe(f.train_id)}  {f.kind}/{f.level} {f.score:.2f}"
+                         f"{f' ({fl})' if fl else ''}  {safe(f.eval_snippet[:70])}")
+        more = len(result.findings) - len(worst)
+        if more:
+            if json_path is None:
+                lines.append(f"  and {more} more finding{'s' * (more != 1)} (--json FILE lists them all)")
+            else:
+                where = {1: "on standard output", 2: "on standard error"}.get(stream_of(json_path) or 0, safe(json_path))
+                lines.append(f"  and {more} more finding{'s' * (more != 1)} in the JSON report {where}")
     lines.append("")
     verdict = {CLEAN: "OK: no leakage at a gated level", LEAK: "LEAKAGE FOUND", PARTIAL: "PARTIAL SCAN: rows were skipped (pass --allow-partial to accept)"}
     lines.append(verdict.get(code, ""))

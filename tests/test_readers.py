@@ -406,6 +406,29 @@ def test_a_line_over_the_limit_is_read_past_in_pieces(tmp_path, ev, monkeypatch)
                                "zero-filled by a crash: regenerate it or cut those bytes out, or pass --on-error skip")
 
 
+def test_shards_read_lines_within_the_limit_and_never_cut_compressed_bytes(tmp_path, monkeypatch):
+    """The sharded train path (byte ranges of big JSONL files, Parquet row groups) reads like the readers."""
+    from leakcheck.io.shards import iter_shard, plan_shards
+
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 1000)
+    p = tmp_path / "t.jsonl"
+    p.write_bytes(OTHER * 20 + b"\0" * 5000 + b"\n" + row() * 20)
+    shards = plan_shards(sources.open_source(p), target_bytes=512)
+    assert len(shards) > 2 and {s.kind for s in shards} == {"lines"}
+    rows = [r for s in shards for r in iter_shard(s)]
+    bad = [r for r in rows if isinstance(r, readers.BadRow)]
+    assert [(b.where, b.reason) for b in bad] == [("line 21", "line_too_long")]
+    assert [r.where for r in rows] == [f"line {n}" for n in range(1, 42)]
+    z = tmp_path / "z.jsonl"
+    z.write_bytes(gzip.compress(OTHER * 200 + row()))
+    (shard,) = plan_shards(sources.open_source(z), target_bytes=64)
+    assert shard.kind == "file" and sum(1 for _ in iter_shard(shard)) == 201
+    pq_path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"question": [f"q{i}?" for i in range(40)], "answer": ["a"] * 40}), pq_path, row_group_size=10)
+    shards = plan_shards(sources.open_source(pq_path), target_bytes=64)
+    assert len(shards) > 1 and [r.number for s in shards for r in iter_shard(s)] == list(range(1, 41))
+
+
 def test_csv_line_and_field_limits(tmp_path, ev, monkeypatch):
     monkeypatch.setattr(readers, "MAX_LINE_BYTES", 1000)
     p = tmp_path / "t.csv"

@@ -162,14 +162,15 @@ def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard) -> ShardResult:
 
 # -- engines -----------------------------------------------------------------------------------
 
-Progress = Callable[[int], None]
+#: ``progress(bytes, records)``, called as each shard is done.
+Progress = Callable[..., None]
 
 
 def run_serial(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], progress: Progress | None = None) -> Iterator[ShardResult]:
     for s in shards:
         r = probe_shard(index, job, s)
         if progress:
-            progress(s.size)
+            progress(s.size, r.counts.records)
         yield r
 
 
@@ -226,7 +227,7 @@ def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs:
             for fut in as_completed(futures):
                 r = fut.result()
                 if progress:
-                    progress(futures[fut].size)
+                    progress(futures[fut].size, r.counts.records)
                 yield r
         except BaseException:
             for f in futures:

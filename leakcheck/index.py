@@ -153,6 +153,44 @@ class EvalIndex:
                 raise UsageError(f"{path} was built with {lv} {k}={have.get(k)!r}, this scan asks for {want.get(k)!r}; "
                                  "rebuild the index with the scan's options, or drop the option")
 
+    @classmethod
+    def concat(cls, indexes: Sequence["EvalIndex"]) -> "EvalIndex":
+        """One index over the eval sets of several (built with the same levels and knobs).
+
+        >>> from leakcheck.records import Record
+        >>> from leakcheck.result import InputInfo
+        >>> cfg = ScanConfig(levels=("exact",))
+        >>> info = InputInfo("x", (), "text", {}, 1, 1)
+        >>> a = EvalIndex.build([("a", [Record("0", 0, "q one")], info)], cfg)
+        >>> b = EvalIndex.build([("b", [Record("0", 0, "q two")], info)], cfg)
+        >>> [(s.name, s.start, s.stop) for s in EvalIndex.concat([a, b]).sets]
+        [('a', 0, 1), ('b', 1, 2)]
+        """
+        if len(indexes) == 1:
+            return indexes[0]
+        first = indexes[0]
+        for other in indexes[1:]:
+            if other.levels != first.levels or dict(other.knobs) != dict(first.knobs):
+                raise UsageError(f"eval indexes built with other levels or options cannot be scanned together "
+                                 f"({', '.join(first.levels)} vs {', '.join(other.levels)}); rebuild them with the same options")
+        names = [s.name for ix in indexes for s in ix.sets]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise UsageError(f"two eval sets are named {dup[0]!r}; name them apart with --name NAME=PATH")
+        sizes = [len(ix.meta.ids) for ix in indexes]
+        sets, offset = [], 0
+        for ix, n in zip(indexes, sizes):
+            sets += [dataclasses.replace(s, start=s.start + offset, stop=s.stop + offset) for s in ix.sets]
+            offset += n
+        metas = [ix.meta for ix in indexes]
+        texts = all(m.prompts is not None for m in metas)
+        meta = EvalMeta(**{f.name: tuple(x for m in metas for x in getattr(m, f.name)) for f in dataclasses.fields(EvalMeta)
+                           if f.name not in ("prompts", "targets")},
+                        prompts=tuple(x for m in metas for x in m.prompts or ()) if texts else None,
+                        targets=tuple(x for m in metas for x in m.targets or ()) if texts else None)
+        parts = {lv: type(first.parts[lv]).concat([ix.parts[lv] for ix in indexes], sizes) for lv in first.levels}
+        return cls(tuple(sets), meta, parts, first.knobs)
+
     def only(self, levels: Sequence[str]) -> "EvalIndex":
         """The same index restricted to ``levels``."""
         return dataclasses.replace(self, parts={lv: p for lv, p in self.parts.items() if lv in levels},

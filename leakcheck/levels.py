@@ -49,6 +49,11 @@ class LevelIndex(Protocol):
         """JSON-ready settings and numpy arrays that :attr:`LevelSpec.load` turns back into the index."""
         ...
 
+    @classmethod
+    def concat(cls, parts: Sequence[Any], sizes: Sequence[int]) -> Any:
+        """One index over several eval sets' indexes (``sizes``: records of each), in order."""
+        ...
+
 
 @dataclass(frozen=True)
 class LevelSpec:

@@ -186,7 +186,8 @@ def eval_duplicates(evals: list[Record], short: int) -> list[EvalDuplicate]:
 
 
 
-def _name_of(data: Input, i: int) -> str:
+def name_of(data: Input, i: int = 0) -> str:
+    """The default name of an eval set: its file name without extensions, plus ``-SPLIT`` for ``PATH::SPLIT``."""
     if isinstance(data, (str, os.PathLike)):
         base = os.path.basename(os.fspath(data).rstrip("/").split("::")[0]) or "eval"
         split = os.fspath(data).split("::")[1] if "::" in os.fspath(data) else ""
@@ -205,7 +206,8 @@ def build_index(evals: Sequence[tuple[str, Input]], config: ScanConfig) -> EvalI
     return EvalIndex.build(named, config)
 
 
-Progress = Callable[[int], None]
+#: ``progress(bytes, records)`` after each shard; called once first with ``(0, 0, total_bytes)``.
+Progress = Callable[..., None]
 
 
 def scan(train: Input, eval: Input, config: ScanConfig | None = None, *, jobs: int = 1, progress: Progress | None = None) -> ScanResult:
@@ -219,7 +221,7 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None, *, jobs: i
     cfg = config or ScanConfig()
     if isinstance(train, (str, os.PathLike)):
         open_source(train)  # fail on a wrong train path before the eval side is indexed
-    (result,) = scan_many(train, [(_name_of(eval, 0), eval)], cfg, jobs=jobs, progress=progress).values()
+    (result,) = scan_many(train, [(name_of(eval, 0), eval)], cfg, jobs=jobs, progress=progress).values()
     return result
 
 
@@ -256,6 +258,8 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
         index = index.with_train_sample(sample)
     if isinstance(train, (str, os.PathLike)):
         shards = plan_shards(open_source(train))
+        if progress:
+            progress(0, 0, sum(s.size for s in shards))
         if jobs > 1 and len(shards) > 1:
             results: Iterable[ShardResult] = run_processes(index, job, shards, min(jobs, len(shards)), progress)
         else:

@@ -21,6 +21,7 @@ Copies of one text count once: a duplicated item is not a template of itself.
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import operator
 from collections.abc import Iterator, Sequence
@@ -203,6 +204,37 @@ class _GramIndex:
                           zip(arrays["template_h"].tolist(), meta["template_pops"], meta["template_shares"], meta["template_texts"])}
         self._rebuild()
 
+    @classmethod
+    def concat(cls, parts: Sequence[Self], sizes: Sequence[int]) -> Self:
+        """One index over several eval sets; items renumbered (prompt ``i`` < E <= target ``E + i``)."""
+        total = sum(sizes)
+        new = copy.copy(parts[0])
+        h, item, plen, tlen, has = [], [], [], [], []
+        offset = 0
+        new.templates, new.suppressed_by = {}, dict.fromkeys(_POPULATIONS, 0)
+        new.too_short = {"prompt": 0, "target": 0}
+        for p, n in zip(parts, sizes):
+            is_target = p._eval_item >= p.E
+            h.append(p._eval_h)
+            item.append(np.where(is_target, p._eval_item - p.E + total + offset, p._eval_item + offset))
+            plen.append(p._eval_lengths[: p.E])
+            tlen.append(p._eval_lengths[p.E :])
+            has.append(p.has_target)
+            for key, t in p.templates.items():
+                if key not in new.templates or t[1] > new.templates[key][1]:
+                    new.templates[key] = t
+            for k, v in p.suppressed_by.items():
+                new.suppressed_by[k] += v
+            for k, v in p.too_short.items():
+                new.too_short[k] += v
+            offset += n
+        new.E = total
+        new._eval_h, new._eval_item = np.concatenate(h), np.concatenate(item)
+        new._eval_lengths = np.concatenate(plen + tlen)
+        new.has_target = np.concatenate(has)
+        new._rebuild()
+        return new
+
     def with_train_sample(self, sample: Sequence[Record]) -> Self:
         """A copy that also suppresses the templates of ``sample`` (the first train records)."""
         new = copy.copy(self)
@@ -334,18 +366,14 @@ class NearDetector(_GramIndex):
     _CHUNK = 1 << 15
 
     def __init__(self, evals: Sequence[Record], config: ScanConfig, _state: tuple[dict, dict] | None = None):
-        from datasketch import MinHash, MinHashLSH
 
         c = config.near
         self.n, self.threshold, self.num_perm, self.seed = c.shingle, c.threshold, c.num_perm, c.seed
         self.low = max(1e-9, c.threshold - c.near_miss_margin)
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
         self.fp_weight = c.lsh_fp_weight
-        weights = (c.lsh_fp_weight, 1.0 - c.lsh_fp_weight)
-        self._new_lsh = lambda: MinHashLSH(threshold=c.threshold, num_perm=c.num_perm, weights=weights)
-        probe_lsh = self._new_lsh()
-        self.bands, self.rows = probe_lsh.b, probe_lsh.r
-        m = MinHash(num_perm=c.num_perm, seed=c.seed)
+        self.bands, self.rows = _lsh_params(c.threshold, c.num_perm, c.lsh_fp_weight)
+        m = _minhash(c.num_perm, c.seed)
         if getattr(m, "scheme", "affine32") != "affine32":  # pragma: no cover - other datasketch
             raise RuntimeError("datasketch's default MinHash scheme is not affine32")
         self._a, self._b = (np.asarray(p, dtype=np.uint32) for p in m.permutations)
@@ -358,10 +386,7 @@ class NearDetector(_GramIndex):
         super()._rebuild()
         items = np.flatnonzero(self.size)
         sig = self.signatures(self.item_h, np.repeat(np.arange(2 * self.E), self.size), 2 * self.E)[items]
-        self.lsh = self._new_lsh()
-        with self.lsh.insertion_session() as session:
-            for item, hv in zip(items.tolist(), sig):
-                session.insert(item, self._lean(hv), check_duplication=False)
+        self.lsh = _Bands(sig, items, self.bands, self.rows)
 
     def signatures(self, h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndarray:
         """MinHash signatures (``n_texts`` x ``num_perm``, uint32); ``text_of`` must be sorted.
@@ -419,7 +444,7 @@ class NearDetector(_GramIndex):
             sig = self.signatures(hs, local, len(texts))
             # only texts that can still reach the threshold get here: few enough for
             # datasketch's own LSH index, one query each
-            cand = [li * (2 * self.E) + it for li, hv in enumerate(sig) for it in sorted(self.lsh.query(self._lean(hv)))]
+            cand = [li * (2 * self.E) + it for li, found in enumerate(self.lsh.query(sig)) for it in sorted(found)]
             if not cand:
                 continue
             stats["lsh_candidates"] += len(cand)
@@ -450,6 +475,57 @@ class NearDetector(_GramIndex):
             "eval_items_indexed": int((self.size > 0).sum()),
             **self._template_params(),
         }
+
+
+@functools.lru_cache(maxsize=16)
+def _lsh_params(threshold: float, num_perm: int, fp_weight: float) -> tuple[int, int]:
+    """Bands and rows as datasketch's ``MinHashLSH`` chooses them (its search is slow: cached)."""
+    from datasketch import MinHashLSH
+
+    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=(fp_weight, 1.0 - fp_weight))
+    return lsh.b, lsh.r
+
+
+@functools.lru_cache(maxsize=16)
+def _minhash(num_perm: int, seed: int):  # -> datasketch.MinHash, for its permutations
+    from datasketch import MinHash
+
+    return MinHash(num_perm=num_perm, seed=seed)
+
+
+class _Bands:
+    """Banded LSH over MinHash signatures: two texts are candidates when one band agrees in all rows.
+
+    The same candidates as datasketch's ``MinHashLSH`` with these bands and rows (it keys its
+    tables on each band's values too), built with NumPy in milliseconds, so a saved index loads
+    fast; it holds signatures only.
+    """
+
+    def __init__(self, sig: np.ndarray, items: np.ndarray, bands: int, rows: int):
+        self.bands, self.rows = bands, rows
+        ids = items.tolist()
+        self.tables: list[dict[bytes, list[int]]] = []
+        for keys in self._keys(sig):
+            table: dict[bytes, list[int]] = {}
+            for k, it in zip(keys, ids):
+                table.setdefault(k, []).append(it)
+            self.tables.append(table)
+
+    def _keys(self, sig: np.ndarray) -> Iterator[list[bytes]]:
+        step = self.rows * 4
+        for b in range(self.bands):
+            blob = np.ascontiguousarray(sig[:, b * self.rows : (b + 1) * self.rows]).tobytes()
+            yield [blob[j : j + step] for j in range(0, len(blob), step)]
+
+    def query(self, sig: np.ndarray) -> list[set[int]]:
+        """For each signature (row of ``sig``), the items sharing a band with it."""
+        found: list[set[int]] = [set() for _ in range(len(sig))]
+        for table, keys in zip(self.tables, self._keys(sig)):
+            for j, k in enumerate(keys):
+                hit = table.get(k)
+                if hit:
+                    found[j].update(hit)
+        return found
 
 
 def _fmix32(h: np.ndarray) -> np.ndarray:

@@ -146,6 +146,22 @@ class TextMatchDetector:
         idx = tuple(_Index.from_arrays(n, arrays) for n in _NAMES)
         return cls(level, (), int(meta["min_cross_chars"]), _indexes=idx)
 
+    @classmethod
+    def concat(cls, parts: Sequence["TextMatchDetector"], sizes: Sequence[int]) -> "TextMatchDetector":
+        """One index over several eval sets: part ``k``'s eval indexes shifted by the sizes before it."""
+        idx = []
+        for name in _NAMES:
+            merged = _Index()
+            offset = 0
+            for p, n in zip(parts, sizes):
+                src = getattr(p, name)
+                for key, ids in src.full.items():
+                    merged.full.setdefault(key, []).extend(i + offset for i in ids)
+                merged.keys |= src.keys
+                offset += n
+            idx.append(merged)
+        return cls(parts[0].level, (), parts[0].min_cross_chars, _indexes=tuple(idx))
+
     def with_train_sample(self, sample: Sequence[Record]) -> "TextMatchDetector":
         return self  # nothing to learn from train
 

@@ -209,8 +209,9 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
          jobs: int | None, engine: str, ray_address: str | None, progress: bool | None, examples: int, quiet: bool, **opts: Any) -> None:
     """Scan TRAIN for records of each EVAL set, field by field; exit 1 when leakage is found.
 
-    TRAIN and EVAL are JSONL (.gz), JSON, Parquet or CSV files, folders or globs of shards,
-    or Hugging Face datasets saved with save_to_disk. Several EVAL sets (and --index files)
+    TRAIN and EVAL are JSONL, JSON, Parquet or CSV files (.gz, .bz2, .xz, .zst too), folders
+    or globs of shards, FOLDER::SPLIT or FOLDER::CONFIG/SPLIT of a local dataset repo, or
+    Hugging Face datasets saved with save_to_disk. Several EVAL sets (and --index files)
     are checked in one pass over TRAIN, each with its own report and gate; the exit code is
     the worst of them.
 

@@ -50,10 +50,13 @@ class RowCounts:
     skipped: dict[str, int] = field(default_factory=dict)
     skipped_rows: list[SkippedRow] = field(default_factory=list)
     subsets: dict[str, int] = field(default_factory=dict)
+    #: records read whose reward target is missing, null or empty (prompt compared, no target)
+    no_target: int = 0
 
     def merge(self, other: "RowCounts") -> "RowCounts":
         self.rows += other.rows
         self.records += other.records
+        self.no_target += other.no_target
         for k, v in other.skipped.items():
             self.skipped[k] = self.skipped.get(k, 0) + v
         room = MAX_SKIPPED_LISTED - len(self.skipped_rows)
@@ -86,7 +89,7 @@ class ShardResult:
 def records_of(rows: Iterable[RawRow | BadRow], spec: FormatSpec, on_error: str, counts: RowCounts, detected_from: str = "",
                first_row: int = 0) -> Iterator[tuple[Record, int]]:
     """``(record, line)`` for every good row; bad rows raise (``on_error="fail"``) or are counted."""
-    extract = spec.extract
+    extract, has_target = spec.extract, spec.target is not None
     for raw in rows:
         rownum = first_row + counts.rows
         counts.rows += 1
@@ -101,6 +104,11 @@ def records_of(rows: Iterable[RawRow | BadRow], spec: FormatSpec, on_error: str,
                 what += f" (format {spec.name}, detected from {detected_from})" if detected_from else f" (format {spec.name})"
             _skip(counts, on_error, raw.file, raw.where, exc.reason, what, exc.fix or "")
             continue
+        except RecursionError:  # a JSON-string column nested past Python's stack
+            _skip(counts, on_error, raw.file, raw.where, "too_deep", "a field is nested too deeply to read", "flatten the record")
+            continue
+        if has_target and rec.target is None:
+            counts.no_target += 1
         counts.records += 1
         yield rec, raw.number
 

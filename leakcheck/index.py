@@ -37,7 +37,7 @@ from .errors import InputError, UsageError
 from .fingerprint import record_fingerprint, text_key
 from .levels import REGISTRY, LevelIndex
 from .records import Record
-from .result import EvalDuplicate, InputInfo, SkippedRow
+from .result import EvalDuplicate, InputInfo, SkippedRow, UnreadFile
 
 INDEX_FORMAT = "leakcheck-eval-index"
 INDEX_VERSION = 1
@@ -303,11 +303,14 @@ def _set_dict(s: EvalSet) -> dict[str, Any]:
 
 
 def _info_dict(info: InputInfo) -> dict[str, Any]:
-    return {f.name: getattr(info, f.name) for f in dataclasses.fields(info) if f.name != "skipped_rows"}
+    d = {f.name: getattr(info, f.name) for f in dataclasses.fields(info) if f.name != "skipped_rows"}
+    d["unread"] = [dataclasses.asdict(u) for u in info.unread]
+    return d
 
 
 def _set_from(d: dict[str, Any]) -> EvalSet:
     i = d["info"]
-    info = InputInfo(**{**i, "files": tuple(i["files"]), "skipped_rows": tuple[SkippedRow, ...]()})
+    info = InputInfo(**{**i, "files": tuple(i["files"]), "skipped_rows": tuple[SkippedRow, ...](),
+                        "unread": tuple(UnreadFile(**u) for u in i.get("unread", []))})
     dups = tuple(EvalDuplicate(x["kind"], x["level"], tuple(x["ids"]), tuple(x["rows"]), x["snippet"]) for x in d["duplicates"])
     return EvalSet(d["name"], info, int(d["start"]), int(d["stop"]), dups)

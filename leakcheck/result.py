@@ -123,6 +123,14 @@ class SkippedRow:
 
 
 @dataclass(frozen=True)
+class UnreadFile:
+    """A file (or hidden folder) inside an input folder or glob that was not read, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class InputInfo:
     """One side of the scan as read: where from, which format and fields, how many rows."""
 
@@ -134,9 +142,12 @@ class InputInfo:
     rows: int
     skipped: dict[str, int] = field(default_factory=dict)
     skipped_rows: tuple[SkippedRow, ...] = ()
+    #: Records whose reward target is missing, null or empty: their prompt was compared, no target.
     no_target: int = 0
     #: Records per subset (``data_source``); empty when the data carries none.
     subsets: dict[str, int] = field(default_factory=dict)
+    #: Files found beside the data that were not read (hidden, not a data format, ...).
+    unread: tuple[UnreadFile, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = {
@@ -151,6 +162,10 @@ class InputInfo:
         }
         if self.subsets:
             d["subsets"] = dict(sorted(self.subsets.items()))
+        if self.no_target:
+            d["no_target"] = self.no_target
+        if self.unread:
+            d["unread"] = [asdict(u) for u in self.unread]
         return d
 
 

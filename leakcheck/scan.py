@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as _dt
 import itertools
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -22,13 +23,13 @@ from .collect import Collector, TrainSide, snippet
 from .config import Fields, ScanConfig
 from .engine import RowCounts, ScanJob, ShardResult, probe_records, records_of, run_processes, run_serial
 from .errors import InputError, LeakcheckError, RecordError
-from .formats import FormatSpec, detect_format
+from .formats import DETECT_SAMPLE, FormatSpec, detect_format
 from .index import EvalIndex
 from .io import BadRow, RawRow, iter_rows, open_source
 from .io.shards import plan_shards
 from .levels import REGISTRY
 from .records import Record
-from .result import EvalDuplicate, InputInfo, ScanResult
+from .result import EvalDuplicate, InputInfo, ScanResult, UnreadFile
 
 Input = str | os.PathLike | Iterable[Mapping[str, Any]]
 __all__ = ["scan", "scan_many", "scan_index", "load_records", "eval_duplicates", "snippet", "Input"]
@@ -51,40 +52,69 @@ def _memory_rows(data: Any, side: str, name: str) -> Iterator[RawRow]:
             f"{side}: cannot read a {type(data).__name__}; pass a path, a datasets.Dataset, "
             "a polars/pandas DataFrame or an iterable of dicts"
         )
-    return (RawRow(name, "row", i, r) for i, r in enumerate(rows))
+    return (RawRow(name, "row", i, r) for i, r in enumerate(rows, 1))
 
 
 @dataclass
 class _Opened:
-    """One side, opened: its rows, the format detected from them, its files."""
+    """One side, opened: its rows, the format detected from them, its files and the files left."""
 
     display: str
     files: tuple[str, ...]
     spec: FormatSpec
     detected_from: str
     rows: Iterator[RawRow | BadRow]  # every row, the ones read for detection included
+    unread: tuple[UnreadFile, ...] = ()
 
 
 def _open(data: Input, fields: Fields, side: str) -> _Opened:
-    """Open ``data`` and detect its format from its first good row."""
+    """Open ``data`` and detect its format from a sample of its first rows (:data:`DETECT_SAMPLE`)."""
     name = _display(data, side)
+    unread: tuple[UnreadFile, ...] = ()
     if isinstance(data, (str, os.PathLike)):
         src = open_source(data)
-        files, rows = src.files, iter_rows(src)
+        files, rows, unread = src.files, iter_rows(src), src.unread
     else:
         files, rows = (), _memory_rows(data, side, name)
-    head: list[RawRow | BadRow] = []
-    for raw in rows:
-        if isinstance(raw, RawRow):
-            try:
-                spec = detect_format(raw.data, fields.prompt, fields.target, fields.id, fields.group)
-            except RecordError as exc:  # this row's problem: counted or raised like any bad row
-                head.append(BadRow(raw.file, raw.where, exc.reason, exc.what, exc.fix or ""))
-                continue
-            head.append(raw)
-            return _Opened(name, files, spec, raw.where, itertools.chain(head, rows))
+    head = list(itertools.islice(rows, DETECT_SAMPLE))
+    sample = [r for r in head if isinstance(r, RawRow) and type(r.data) is dict]
+    while not sample and (raw := next(rows, None)) is not None:  # no object in the sample: the first one decides
         head.append(raw)
-    return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", iter(head))
+        if isinstance(raw, RawRow) and type(raw.data) is dict:
+            sample = [raw]
+    every = itertools.chain(_emptied(head), rows)
+    if not sample:
+        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", every, unread)
+    try:
+        spec = detect_format([r.data for r in sample], fields.prompt, fields.target, fields.id, fields.group)
+    except RecordError as exc:
+        if exc.reason == "unknown_field":  # a wrong option, not a bad row: no --on-error skip
+            raise InputError(sample[0].file, None, exc.what, exc.fix) from None
+        # nothing fits: every row gets this row error, counted or raised like any bad row
+        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", _all_bad(every, exc), unread)
+    return _Opened(name, files, spec, _span(sample), every, unread)
+
+
+def _all_bad(rows: Iterator[RawRow | BadRow], exc: RecordError) -> Iterator[RawRow | BadRow]:
+    for r in rows:
+        yield BadRow(r.file, r.where, exc.reason, exc.what, exc.fix or "") if isinstance(r, RawRow) else r
+
+
+def _span(sample: list[RawRow]) -> str:
+    """Where a format was detected from: ``lines 1-1000``, or ``the first 1000 records`` across files."""
+    first, last = sample[0], sample[-1]
+    if first is last:
+        return first.where
+    if first.file == last.file and first.unit == last.unit:
+        return f"{first.unit}s {first.number}-{last.number}"
+    return f"the first {len(sample)} records"
+
+
+def _emptied(items: list[Any]) -> Iterator[Any]:
+    """The items in order, each let go once it is taken (the detection sample is not kept for the whole scan)."""
+    items.reverse()
+    while items:
+        yield items.pop()
 
 
 def _info(opened: _Opened, counts: RowCounts) -> InputInfo:
@@ -92,6 +122,7 @@ def _info(opened: _Opened, counts: RowCounts) -> InputInfo:
         path=opened.display, files=opened.files, format=opened.spec.name if counts.rows else "unknown",
         fields=opened.spec.fields() if counts.rows else {}, records=counts.records, rows=counts.rows,
         skipped=dict(counts.skipped), skipped_rows=tuple(counts.skipped_rows), subsets=dict(counts.subsets),
+        no_target=counts.no_target, unread=opened.unread,
     )
 
 
@@ -296,7 +327,8 @@ def _results(index: EvalIndex, cfg: ScanConfig, tinfo: InputInfo, collected: Any
             chance=tuple(replace(c, target=c.target or target_of(c.eval_row)) for c in collected.chance if c.eval_set == s.name),
             eval_duplicates=s.duplicates,
             near_misses=tuple(fill(f) for f in collected.near_misses if f.eval_set == s.name),
-            notes=tuple(notes.get(s.name, []) + level_notes), policy=cfg.policy, created_at=created,
+            notes=tuple(notes.get(s.name, []) + _input_notes(s.info, "eval") + _input_notes(tinfo, "train") + level_notes),
+            policy=cfg.policy, created_at=created,
         )
     return out
 
@@ -322,6 +354,19 @@ def _snippets(meta: Any, s: Any) -> tuple[Callable[[Any], Any], Callable[[int], 
         return snippet(meta.targets[pos[row]], 60) if row in pos else ""
 
     return fill, target_of
+
+
+def _input_notes(info: InputInfo, side: str) -> list[str]:
+    """What was read only in part: files left beside the data, records without a target."""
+    notes = []
+    if info.unread:
+        reasons = Counter(u.reason.split(":")[0] for u in info.unread)
+        names = ", ".join(os.path.basename(u.path.rstrip("/")) for u in info.unread[:3]) + (", ..." if len(info.unread) > 3 else "")
+        notes.append(f"{side}: {len(info.unread)} file(s) not read ({', '.join(f'{n} {r}' for r, n in sorted(reasons.items()))}): {names}")
+    if info.no_target:
+        notes.append(f"{side}: {info.no_target:,} of {info.records:,} records have no {info.fields.get('target')} (missing, null or empty): "
+                     "their prompts were compared, their targets could not be")
+    return notes
 
 
 def _no_records(info: InputInfo, side: str) -> None:

@@ -46,7 +46,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..errors import InputError, UsageError
-from .readers import DATA_SUFFIXES
+from .sources import DATA_FILES_HINT, DATA_SUFFIXES, is_data_file
 
 _URL_PREFIX = "hf://"
 _URL_DATASETS = "hf://datasets/"
@@ -208,7 +208,7 @@ def resolve(spec: HubSpec) -> ResolvedHub:
     files = tuple(p for p in paths if _is_data(p))
     if not files:
         shown = ", ".join(paths[:3]) + (", ..." if len(paths) > 3 else "")
-        raise InputError(spec.label, None, f"split {split!r} holds no file leakcheck reads ({shown})", "data files end in " + ", ".join(DATA_SUFFIXES))
+        raise InputError(spec.label, None, f"split {split!r} holds no file leakcheck reads ({shown})", DATA_FILES_HINT)
     # a walked listing holds only files on disk; the Hub was not reached for it, so do not retry it
     if repo.complete and (absent := _absent(snapshot, files)):
         with _hub_errors(spec, absent):
@@ -387,7 +387,7 @@ def _is_split_folder(name: str) -> bool:
 
 
 def _is_data(path: str) -> bool:
-    return path.lower().endswith(DATA_SUFFIXES)
+    return is_data_file(path)
 
 
 def _splits(repo: _Repo, config: _Config) -> dict[str, list[str]]:

@@ -22,7 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..errors import InputError
-from .readers import BadRow, RawRow, Source, _decode_line, _json_error, iter_rows, open_source
+from . import readers
+from .compress import codec_of_bytes
+from .readers import BadRow, RawRow, Source, _decode_line, _json_error, _long_fix, _long_line, _read_past, iter_rows, open_source
 
 #: Bytes per shard: large enough that a shard's fixed cost is noise, small enough for progress.
 SHARD_BYTES = 32 << 20
@@ -56,7 +58,7 @@ def plan_shards(source: Source, target_bytes: int = SHARD_BYTES) -> list[Shard]:
     for f in source.files:
         low = f.lower()
         size = _size(f)
-        if low.endswith(_SPLITTABLE) and size > target_bytes and not _starts_like_array(f):
+        if low.endswith(_SPLITTABLE) and size > target_bytes and _plain_lines(f):
             out += _line_shards(f, size, target_bytes, len(out))
         elif low.endswith(".parquet"):
             out += _rowgroup_shards(f, size, target_bytes, len(out))
@@ -74,10 +76,11 @@ def _size(path: str) -> int:
         return 0
 
 
-def _starts_like_array(path: str) -> bool:
+def _plain_lines(path: str) -> bool:
+    """Not a JSON array and not compressed under a plain name: byte ranges cut it at line starts."""
     with open(path, "rb") as fh:
-        head = fh.read(64).lstrip(b"\xef\xbb\xbf").lstrip()
-    return head[:1] == b"["
+        head = fh.read(64)
+    return codec_of_bytes(head) is None and head.lstrip(b"\xef\xbb\xbf").lstrip()[:1] != b"["
 
 
 def _line_shards(path: str, size: int, target: int, first: int) -> list[Shard]:
@@ -151,12 +154,19 @@ def _iter_line_range(shard: Shard) -> Iterator[RawRow | BadRow]:
     with fh:
         fh.seek(shard.start)
         pos = shard.start
+        limit = readers.MAX_LINE_BYTES
+        readline = fh.readline
         while pos < shard.stop:
-            line = fh.readline()
+            line = readline(limit + 1)
             if not line:
                 break
             pos += len(line)
             lineno += 1
+            if len(line) > limit and not line.endswith(b"\n"):  # read past it, as readers do
+                long = _read_past(readline, line)
+                pos = fh.tell()
+                yield BadRow(path, f"line {lineno}", "line_too_long", _long_line(long), _long_fix(long))
+                continue
             if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
                 line = line[3:]
             if line.isspace() or not line:
@@ -164,11 +174,7 @@ def _iter_line_range(shard: Shard) -> Iterator[RawRow | BadRow]:
             try:
                 yield RawRow(path, "line", lineno, _decode_line(line))
             except (ValueError, UnicodeDecodeError) as exc:
-                bad = _json_error(path, f"line {lineno}", line, exc)
-                if not line.endswith(b"\n") and bad.reason == "invalid_json":
-                    bad = BadRow(path, f"line {lineno}", "truncated_line", "the last line is cut off (no closing brace/newline)",
-                                 "the file was truncated while writing: regenerate it or delete the last line")
-                yield bad
+                yield _json_error(path, f"line {lineno}", line, exc)
 
 
 def _iter_rowgroups(shard: Shard) -> Iterator[RawRow | BadRow]:
@@ -181,7 +187,7 @@ def _iter_rowgroups(shard: Shard) -> Iterator[RawRow | BadRow]:
         pf = pq.ParquetFile(path)
         for batch in pf.iter_batches(batch_size=2048, row_groups=list(range(shard.start, shard.stop))):
             for rec in batch.to_pylist():
-                yield RawRow(path, "row", row, rec)
                 row += 1
+                yield RawRow(path, "row", row, rec)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, f"after row {row}", f"corrupt Parquet data ({str(exc)[:100]})", "re-create the file") from None

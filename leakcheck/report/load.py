@@ -21,7 +21,7 @@ from typing import Any
 
 from ..config import KINDS, LEVELS, Policy
 from ..errors import InputError, UsageError
-from ..result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow
+from ..result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow, UnreadFile
 from .json import SCHEMA_VERSION
 
 
@@ -36,6 +36,8 @@ def _info(d: dict[str, Any]) -> InputInfo:
         skipped=dict(d.get("skipped", {})),
         skipped_rows=tuple(SkippedRow(**s) for s in d.get("skipped_rows", [])),
         subsets=dict(d.get("subsets", {})),
+        no_target=d.get("no_target", 0),
+        unread=tuple(UnreadFile(**u) for u in d.get("unread", [])),
     )
 
 
@@ -69,6 +71,10 @@ def _check(d: dict[str, Any]) -> None:
               and _is_int(i.get("records")) and _is_int(i.get("rows")) and isinstance(i.get("fields"), dict),
               f"{side} must hold path, files, format, fields, records and rows")
         _need(all(isinstance(k, str) and _is_int(n) for k, n in i.get("subsets", {}).items()), f"{side}.subsets must map names to counts")
+        _need(_is_int(i.get("no_target", 0)), f"{side}.no_target must be an integer")
+        _need(isinstance(i.get("unread", []), list) and all(
+            isinstance(u, dict) and set(u) == {"path", "reason"} and _strs(list(u.values())) for u in i.get("unread", [])),
+            f"{side}.unread must be a list of {{path, reason}} objects")
     for key in ("findings", "near_misses"):
         fs = d.get(key, [])
         _need(isinstance(fs, list), f"{key} must be a list")

@@ -203,11 +203,14 @@ def test_invisible_only_chat_turn_and_target_are_empty(tmp_path):
         {"messages": [{"role": "user", "content": "Name a gas giant."}, {"role": "assistant", "content": "\u2060\u200b \u00ad"}]},
         {"messages": [{"role": "user", "content": "\ufeff\u200c"}, {"role": "assistant", "content": "Saturn."}]},
     ])
+    # an invisible-only prompt is an empty prompt: that row's error
     with pytest.raises(InputError) as ei:
         leakcheck.scan(chats, ev, EX)
-    assert str(ei.value) == f"{chats}: line 2: target is empty; drop the record or pass --target-field, or pass --on-error skip"
+    assert str(ei.value) == f"{chats}: line 3: prompt is empty; drop the record or pass --prompt-field, or pass --on-error skip"
+    # an invisible-only target is no target: the record is read, its prompt compared, counted as no_target
     r = leakcheck.scan(chats, ev, SKIP)
-    assert [(s.where, s.reason) for s in r.train.skipped_rows] == [("line 2", "empty_text"), ("line 3", "empty_text")]
+    assert [(s.where, s.reason) for s in r.train.skipped_rows] == [("line 3", "empty_text")]
+    assert r.train.no_target == 1 and r.train.records == 2
 
 
 # -- what the fast paths rely on, checked over every code point -----------------------------------

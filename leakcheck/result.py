@@ -148,6 +148,8 @@ class InputInfo:
     subsets: dict[str, int] = field(default_factory=dict)
     #: Files found beside the data that were not read (hidden, not a data format, ...).
     unread: tuple[UnreadFile, ...] = ()
+    #: For a Hub dataset: repo_id, the revision (commit sha) that was read, config and split.
+    hub: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {
@@ -166,6 +168,8 @@ class InputInfo:
             d["no_target"] = self.no_target
         if self.unread:
             d["unread"] = [asdict(u) for u in self.unread]
+        if self.hub:
+            d["hub"] = dict(self.hub)
         return d
 
 

@@ -65,15 +65,17 @@ class _Opened:
     detected_from: str
     rows: Iterator[RawRow | BadRow]  # every row, the ones read for detection included
     unread: tuple[UnreadFile, ...] = ()
+    hub: dict[str, str] | None = None
 
 
 def _open(data: Input, fields: Fields, side: str) -> _Opened:
     """Open ``data`` and detect its format from a sample of its first rows (:data:`DETECT_SAMPLE`)."""
     name = _display(data, side)
     unread: tuple[UnreadFile, ...] = ()
+    hub = None
     if isinstance(data, (str, os.PathLike)):
         src = open_source(data)
-        files, rows, unread = src.files, iter_rows(src), src.unread
+        files, rows, unread, hub = src.files, iter_rows(src), src.unread, src.hub
     else:
         files, rows = (), _memory_rows(data, side, name)
     head = list(itertools.islice(rows, DETECT_SAMPLE))
@@ -84,15 +86,15 @@ def _open(data: Input, fields: Fields, side: str) -> _Opened:
             sample = [raw]
     every = itertools.chain(_emptied(head), rows)
     if not sample:
-        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", every, unread)
+        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", every, unread, hub)
     try:
         spec = detect_format([r.data for r in sample], fields.prompt, fields.target, fields.id, fields.group)
     except RecordError as exc:
         if exc.reason == "unknown_field":  # a wrong option, not a bad row: no --on-error skip
             raise InputError(sample[0].file, None, exc.what, exc.fix) from None
         # nothing fits: every row gets this row error, counted or raised like any bad row
-        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", _all_bad(every, exc), unread)
-    return _Opened(name, files, spec, _span(sample), every, unread)
+        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", _all_bad(every, exc), unread, hub)
+    return _Opened(name, files, spec, _span(sample), every, unread, hub)
 
 
 def _all_bad(rows: Iterator[RawRow | BadRow], exc: RecordError) -> Iterator[RawRow | BadRow]:
@@ -122,7 +124,7 @@ def _info(opened: _Opened, counts: RowCounts) -> InputInfo:
         path=opened.display, files=opened.files, format=opened.spec.name if counts.rows else "unknown",
         fields=opened.spec.fields() if counts.rows else {}, records=counts.records, rows=counts.rows,
         skipped=dict(counts.skipped), skipped_rows=tuple(counts.skipped_rows), subsets=dict(counts.subsets),
-        no_target=counts.no_target, unread=opened.unread,
+        no_target=counts.no_target, unread=opened.unread, hub=opened.hub,
     )
 
 

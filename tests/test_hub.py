@@ -496,3 +496,25 @@ def test_shard_names_whose_split_is_not_a_split_name(cache):
     assert message(InputError, "my-org/shards") == (
         "my-org/shards: the shard data/train-v2-00000-of-00001.parquet names split 'train-v2', which is not a split name (letters, digits, '_' and '.');"
         " rename it SPLIT-00000-of-00001.EXT, or list the files in the card's configs:")
+
+
+def test_scan_reads_hub_names_through_the_cache_and_records_the_revision(cache, tmp_path):
+    """`leakcheck scan ORG/NAME::CONFIG/SPLIT ...` end to end, offline, from a cache laid out as huggingface_hub does."""
+    from click.testing import CliRunner
+
+    from leakcheck.cli import main
+
+    q = "Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. How many clips did she sell?"
+    rows = {"train": [{"question": q, "answer": "She sold 48 + 24 = 72 clips in April and May.\n#### 72"},
+                      {"question": "Weng earns 12 dollars an hour for babysitting. How much did she earn for 50 minutes?", "answer": "#### 10"}],
+            "test": [{"question": q, "answer": "She sold 48 + 24 = 72 clips in April and May.\n#### 72"}]}
+    files = {f"main/{s}-00000-of-00001.parquet": parquet(r) for s, r in rows.items()}
+    write_repo(cache, "openai/gsm8k", {"README.md": "---\nconfigs:\n- config_name: main\n  data_files:\n  - split: train\n"
+                                       "    path: main/train-*\n  - split: test\n    path: main/test-*\n---\n", **files})
+    j = tmp_path / "r.json"
+    res = CliRunner().invoke(main, ["scan", "openai/gsm8k::main/train", "hf://datasets/openai/gsm8k::main/test", "--json", str(j), "-q"])
+    assert res.exit_code == 1, res.output
+    d = json.loads(j.read_text())
+    assert d["train"]["hub"] == {"repo_id": "openai/gsm8k", "revision": SHA, "config": "main", "split": "train"}
+    assert d["eval"]["hub"]["split"] == "test" and d["train"]["format"] == "gsm8k"
+    assert [(f["eval_id"], f["train_id"], f["kind"], f["level"], f["train_line"]) for f in d["findings"]] == [("0", "0", "pair", "exact", 1)]

@@ -47,6 +47,8 @@ class Source:
     files: tuple[str, ...]
     kind: str  # "files" or "hf"
     unread: tuple[UnreadFile, ...] = ()
+    #: For a Hub dataset: repo_id, revision (the commit sha read), config and split.
+    hub: dict[str, str] | None = None
 
     @property
     def display(self) -> str:
@@ -105,6 +107,9 @@ def open_source(path: str | os.PathLike) -> Source:
     ``FOLDER::CONFIG/SPLIT`` one split of one config when the repo has several.
     """
     path = os.fspath(path)
+    hub = _hub_source(path)
+    if hub is not None:
+        return hub
     if "::" in path and not os.path.lexists(path):
         folder, selector = path.rsplit("::", 1)
         from .configs import open_selection
@@ -121,6 +126,21 @@ def open_source(path: str | os.PathLike) -> Source:
     if path.lower().endswith(_ARCHIVES):
         raise InputError(path, None, "is an archive; leakcheck reads data files, not archives", "unpack it and pass the folder")
     return Source(path, (path,), "files")
+
+
+def _hub_source(path: str) -> Source | None:
+    """A Hub dataset name (``ORG/NAME::CONFIG/SPLIT``, ``hf://datasets/...``), read from the local Hugging Face cache."""
+    from .hub import parse_hub_spec
+
+    spec = parse_hub_spec(path)
+    if spec is None:
+        return None
+    from .hub import resolve
+
+    hub = resolve(spec)
+    unread = tuple(UnreadFile(f, "a file of the split leakcheck cannot read") for f in hub.ignored)
+    return Source(path, hub.files, "files", unread,
+                  {"repo_id": hub.repo_id, "revision": hub.revision, "config": hub.config, "split": hub.split})
 
 
 def _open_glob(pattern: str) -> Source:

@@ -38,6 +38,7 @@ def _info(d: dict[str, Any]) -> InputInfo:
         subsets=dict(d.get("subsets", {})),
         no_target=d.get("no_target", 0),
         unread=tuple(UnreadFile(**u) for u in d.get("unread", [])),
+        hub=d.get("hub"),
     )
 
 

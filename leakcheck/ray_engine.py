@@ -71,9 +71,10 @@ def run_ray(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], *, jobs: in
             progress: Progress | None = None) -> Iterator[ShardResult]:
     """Steps on a pool of Ray actors; yields one :class:`ShardResult` per shard, in shard order.
 
-    ``address`` is a cluster to connect to (``"auto"``, ``"ray://host:10001"``); without it,
-    an initialized Ray is used as it is, else ``RAY_ADDRESS``, else a running local cluster,
-    else a new local one (shut down at the end). ``jobs`` > 0 caps the actors; by default
+    A Ray already initialized in this process is used as it is. Otherwise this connects to
+    ``address`` (``"auto"``, ``"HOST:6379"``, ``"ray://HOST:10001"``) or, without it, to
+    ``RAY_ADDRESS``, else to a cluster started on this machine, else starts a local Ray;
+    either is let go at the end (a cluster is not stopped). ``jobs`` > 0 caps the actors; by default
     there is one per CPU of the cluster, and never more than shards. A bad row (with
     ``on_error="fail"``) or an unreadable file raises the error the serial engine raises:
     the one of the first shard in row order.
@@ -95,8 +96,8 @@ def _connect(ray: Any, address: str | None) -> bool:
     try:
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     except ConnectionError as exc:
-        raise UsageError(f"--engine ray: cannot connect to the Ray cluster at {address or os.environ.get('RAY_ADDRESS')} "
-                         f"({str(exc).splitlines()[0][:120]}); start it (ray start --head) or fix --ray-address / RAY_ADDRESS") from None
+        raise UsageError(f"--engine ray: cannot connect to Ray ({str(exc).splitlines()[0][:120]}); "
+                         "start the cluster (ray start --head) or set RAY_ADDRESS to its address") from None
     return True
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import socket
 import sys
 from pathlib import Path
 
@@ -20,8 +21,13 @@ import pytest
 
 import leakcheck
 from leakcheck import InputError, ScanConfig, UsageError
+from leakcheck.engine import ScanJob
+from leakcheck.formats import FormatSpec
 from leakcheck.io import shards as shards_mod
+from leakcheck.io.shards import Shard
+from leakcheck.ray_engine import run_ray
 from leakcheck.report.json import to_dict
+from leakcheck.scan import build_index
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")  # Ray Data's own, about its own settings
 
@@ -109,7 +115,7 @@ def data(tmp_path_factory) -> dict[str, Path]:
 def ray_cluster():
     ray = pytest.importorskip("ray")
     pytest.importorskip("ray.data")
-    ray.init(num_cpus=2, include_dashboard=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False)  # a new local Ray, whatever else runs here
     yield ray
     ray.shutdown()
 
@@ -149,15 +155,28 @@ def test_jsonl_ray_report_is_the_local_report(data, ray_cluster, small_shards):
     assert [r["where"] for r in ray["train"]["skipped_rows"]] == [f"line {line[4321] + 1}"]
 
 
-def test_parquet_row_groups_ray_report_is_the_local_report(data, ray_cluster, small_shards):
-    assert len(shards_mod.plan_shards(shards_mod.open_source(data["parquet"]), SHARD)) >= 20
-    local = _report(data["parquet"], data["eval"])
-    ray = _report(data["parquet"], data["eval"], engine="ray", jobs=2)
+def test_parquet_row_groups_ray_report_is_the_local_report(data, ray_cluster, small_shards, monkeypatch):
+    """Relative paths are the driver's: Ray's workers started in another folder (the one Ray was started in)."""
+    monkeypatch.chdir(data["dir"])
+    assert len(shards_mod.plan_shards(shards_mod.open_source("train.parquet"), SHARD)) >= 20
+    local = _report(Path("train.parquet"), Path("eval.jsonl"))
+    ray = _report(Path("train.parquet"), Path("eval.jsonl"), engine="ray", jobs=2)
     assert ray == local
-    found = {(f["eval_id"], f["train_id"], f["kind"], f["level"]) for f in ray["findings"]}
-    assert found == {(e, f"t{pos:05d}", kind, level) for e, pos, kind, level in PLANTED}
+    found = {(f["eval_id"], f["train_id"], f["kind"], f["level"], f["train_file"]) for f in ray["findings"]}
+    assert found == {(e, f"t{pos:05d}", kind, level, "train.parquet") for e, pos, kind, level in PLANTED}
     assert [f["train_id"] for f in ray["near_misses"]] == ["t06200"]
     assert (ray["train"]["rows"], ray["train"]["format"]) == (10_000, "openai-messages")
+
+
+def test_a_file_an_actor_cannot_see_is_a_one_line_error(data, ray_cluster, tmp_path):
+    cfg = ScanConfig(levels=("exact",))
+    index = build_index([("eval", data["eval"])], cfg)
+    job = ScanJob(cfg, FormatSpec("unknown", "prompt", None), (("question", "answer"),))  # no row is read
+    gone = tmp_path / "only-on-the-driver.jsonl"
+    with pytest.raises(InputError) as exc:
+        list(run_ray(index, job, [Shard(0, str(gone), "file")]))
+    assert str(exc.value) == (f"{gone}: not found on Ray node {socket.gethostname()}; put the train data where every node sees it "
+                              "at the same path (NFS, a mounted bucket), or use --engine local")
 
 
 #: (eval id, train position, kind, level) of every planted leak

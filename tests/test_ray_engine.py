@@ -186,13 +186,30 @@ PLANTED = [
 ]
 
 
-def test_first_bad_row_in_row_order_is_the_error(data, ray_cluster, small_shards, tmp_path):
-    """With --on-error fail, the error is the serial engine's: the first bad row of the file, whichever shard fails first."""
+def _two_bad_lines(tmp_path: Path) -> Path:
+    """A train file of several shards with bad lines 201 and 2701."""
     rows = [json.dumps(_chat(f"question {i} " + " ".join(VOCAB[i % 100 : i % 100 + 30]), "an answer")) + "\n" for i in range(3000)]
     rows[200] = rows[2700] = '{"messages": [}\n'
     train = tmp_path / "train.jsonl"
     train.write_text("".join(rows), encoding="utf-8")
     assert len(shards_mod.plan_shards(shards_mod.open_source(train), SHARD)) >= 3
+    return train
+
+
+def test_process_engine_bad_row_is_the_serial_error(data, small_shards, tmp_path):
+    """A worker's InputError reaches the driver whole (it used to break the process pool: its args were the message)."""
+    train = _two_bad_lines(tmp_path)
+    with pytest.raises(InputError) as local:
+        leakcheck.scan(train, data["eval"])
+    with pytest.raises(InputError) as procs:
+        leakcheck.scan(train, data["eval"], jobs=2)
+    assert str(procs.value) == str(local.value)
+    assert str(procs.value).startswith(f"{train}: line 201: invalid JSON")
+
+
+def test_first_bad_row_in_row_order_is_the_error(data, ray_cluster, small_shards, tmp_path):
+    """With --on-error fail, the error is the serial engine's: the first bad row of the file, whichever shard fails first."""
+    train = _two_bad_lines(tmp_path)
     with pytest.raises(InputError) as local:
         leakcheck.scan(train, data["eval"])
     with pytest.raises(InputError) as ray:

@@ -138,10 +138,13 @@ def _row(pos: int) -> int:
 
 
 def test_jsonl_ray_report_is_the_local_report(data, ray_cluster, small_shards):
-    assert len(shards_mod.plan_shards(shards_mod.open_source(data["jsonl"]), SHARD)) >= 20
+    planned = shards_mod.plan_shards(shards_mod.open_source(data["jsonl"]), SHARD)
+    assert len(planned) >= 20
     local = _report(data["jsonl"], data["eval"])
-    ray = _report(data["jsonl"], data["eval"], engine="ray")
+    done: list[int] = []
+    ray = _report(data["jsonl"], data["eval"], engine="ray", progress=done.append)
     assert ray == local
+    assert sorted(done) == sorted(s.size for s in planned)  # progress counts every shard once
     assert ray_cluster.is_initialized()  # a Ray someone else started is left running
     # what both found is what was planted, at the file's own lines (blank lines and a bad line before some)
     line = json.loads((data["dir"] / "lines.json").read_text())

@@ -1,32 +1,39 @@
-"""Words, word n-grams and their document frequencies, hashed for a whole batch at once.
+"""Tokens, token n-grams and their document frequencies, hashed for a whole batch at once.
 
-Words are the ``\\w+`` runs of :func:`leakcheck.canon.normalize`'d text, except that every
-Han ideograph and kana character is a word by itself (Chinese and Japanese have no spaces).
-Each word becomes a 64-bit hash computed on the bytes of the whole batch at once; an n-gram hash is a
-polynomial combination of its ``n`` word hashes, computed for every position of the
-concatenated batch with ``n`` vectorized multiply-adds, then mixed. Nothing here loops
-over words or n-grams in Python.
+Tokens of :func:`leakcheck.canon.normalize`'d text are the ``\\w+`` runs (words), every Han
+ideograph and kana character (Chinese and Japanese have no spaces), and every other
+non-space character (operators and punctuation: ``x == 0`` and ``x < 0`` differ); a run of
+four or more of one such character (``-----``, ``=====``) is a single token, whatever its
+length. Each token becomes a 64-bit hash computed on the bytes of the whole batch at once; an
+n-gram hash is a polynomial combination of its ``n`` token hashes, computed for every
+position of the concatenated batch with ``n`` vectorized multiply-adds, then mixed. Nothing
+here loops over tokens or n-grams in Python (except for the rare token over 64 bytes).
 
 >>> w = words(["The cat sat on the mat.", "", "the CAT sat"])
 >>> w.text(1, 3)
 'cat sat on'
 >>> w.offsets.tolist()
-[0, 6, 6, 9]
+[0, 7, 7, 10]
 >>> h, text_of = ngrams(w, 3)
 >>> text_of.tolist()
-[0, 0, 0, 0, 2]
->>> bool(h[0] == h[4])  # "the cat sat" in text 0 and text 2
+[0, 0, 0, 0, 0, 2]
+>>> bool(h[0] == h[5])  # "the cat sat" in text 0 and text 2
 True
+>>> tokens("if x<=0: return -1  # ======")
+['if', 'x', '<', '=', '0', ':', 'return', '-', '1', '#', '====']
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+import xxhash
 
 from ..canon import normalize
 
@@ -61,19 +68,42 @@ class Words:
 
 _LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=_U64)
 _CHUNK_BYTES = 1 << 22
+#: Tokens longer than this are hashed one by one with xxh3 (linear in their length); shorter
+#: ones 8 bytes per vectorized step. A 10 MB token took a million steps.
+_VECTOR_MAX = 64
+#: A run of this many or more of one symbol character is one token, hashed as this many.
+_RUN = 4
 # Scripts written without spaces: each Han ideograph or kana is a word of its own, so a
 # Chinese or Japanese text has n-grams at all (as one ``\w+`` run a whole clause would be a
 # single word, and an unpunctuated question shorter than ``n`` words: never matchable).
 _CJK = "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-_WORD_RE = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
+
+
+@functools.cache
+def _token_re() -> re.Pattern[str]:
+    """Words (with their combining marks: Devanagari vowel signs are not ``\\w``), CJK characters, symbols."""
+    marks = [c for c in range(0x20000) if unicodedata.category(chr(c))[0] == "M"] + list(range(0xE0100, 0xE01F0))
+    runs: list[list[int]] = []
+    for c in marks:
+        if runs and runs[-1][1] == c - 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    m = "".join(f"{chr(a)}-{chr(b)}" if b > a else chr(a) for a, b in runs)
+    return re.compile(f"[{_CJK}]|(?:[^\\W{_CJK}]|[{m}])+|([^\\w\\s\\x00-\\x1f\\x7f])\\1{{{_RUN - 1},}}|[^\\w\\s\\x00-\\x1f\\x7f]")
+
+
+def tokens(text: str) -> list[str]:
+    """The tokens of one text, as :func:`words` hashes them (a reference, and for non-ASCII texts)."""
+    return [m[1] * _RUN if m[1] else m[0] for m in _token_re().finditer(normalize(text))]
 
 
 def words(texts: Sequence[str | None]) -> Words:
-    """Tokenize and hash a batch of texts; ``None`` counts as a text without words.
+    """Tokenize and hash a batch of texts; ``None`` counts as a text without tokens.
 
     ASCII texts, nearly all of them, are lower-cased, split and hashed on their bytes in
-    NumPy; the others are first normalized and reduced to their words joined by spaces.
-    A word's hash is a polynomial hash of its bytes, mixed.
+    NumPy; the others are first reduced to their :func:`tokens` joined by spaces. A token's
+    hash is a polynomial hash of its bytes, mixed.
     """
     parts = ["" if t is None else t for t in texts]
     if not parts:
@@ -83,7 +113,7 @@ def words(texts: Sequence[str | None]) -> Words:
     nbytes = [len(t) for t in parts]
     if odd:
         for i in odd:
-            parts[i] = t = " ".join(_WORD_RE.findall(normalize(parts[i])))
+            parts[i] = t = " ".join(tokens(parts[i]))
             nbytes[i] = len(t.encode("utf-8"))
     # Bounded chunks keep the temporary arrays small.
     sizes = np.asarray(nbytes, dtype=np.int64) + 1
@@ -113,10 +143,13 @@ def words(texts: Sequence[str | None]) -> Words:
 
 
 def _words_ascii(parts: list[str], sizes: np.ndarray) -> Words:
-    """Words of texts that are ASCII or already reduced to space-separated words.
+    """Tokens of texts that are ASCII or already reduced to space-separated tokens.
 
-    A word is read as little-endian 8-byte integers straight from the byte buffer (one
-    unaligned load per 8 bytes), combined and mixed.
+    A token is read as little-endian 8-byte integers straight from the byte buffer (one
+    unaligned load per 8 bytes), combined and mixed. Token boundaries come from byte
+    classes: word bytes (``\\w`` in ASCII, or any byte of a multi-byte character), symbol
+    bytes (the other printable ASCII characters, one token each, or one per run of
+    ``_RUN`` or more equal ones) and the rest (spaces, control characters).
     """
     blob = "\x00".join(parts).encode("utf-8")
     # text i occupies bytes [text_start[i], text_start[i] + size[i] - 1), one separator after it
@@ -124,32 +157,61 @@ def _words_ascii(parts: list[str], sizes: np.ndarray) -> Words:
     np.cumsum(sizes[:-1], out=text_start[1:])
     b = np.frombuffer(blob, dtype=np.uint8)
     n = len(b)
-    # \w in ASCII, or any byte of a multi-byte character; comparisons beat a table lookup
+    # comparisons beat a table lookup
     low = b | np.uint8(32)
     w = ((low - np.uint8(97)) < 26) | ((b - np.uint8(48)) < 10) | (b == 95) | (b >= 128)
-    edge = np.zeros(n + 1, dtype=bool)
-    np.not_equal(w[1:], w[:-1], out=edge[1:-1])
-    if n:
-        edge[0], edge[-1] = w[0], w[-1]
-    runs = np.flatnonzero(edge)
-    starts, ends = runs[0::2], runs[1::2]
+    sym = ((b - np.uint8(33)) < 94) & ~w
+    starts, ends, run = _token_bounds(b, w, sym)
     padded = np.zeros(n + 8, dtype=np.uint8)
     padded[:n] = b | (((b - np.uint8(65)) < 26).view(np.uint8) << np.uint8(5))  # A-Z -> a-z
     at = np.ndarray((n + 1,), dtype="<u8", buffer=padded, strides=(1,))  # 8 bytes from any offset
-    lengths = (ends - starts).astype(_U64)
+    lengths = np.where(run, _RUN, ends - starts).astype(_U64)
     h = at[starts] & _LOW_BYTES[np.minimum(lengths, 8)]
-    long = np.flatnonzero(lengths > 8)
+    long = np.flatnonzero((lengths > 8) & (lengths <= _VECTOR_MAX))
     k = 8
     while len(long):
         rest = lengths[long] - _U64(k)
         h[long] = mix64(h[long]) + (at[starts[long] + k] & _LOW_BYTES[np.minimum(rest, 8)])
         long = long[rest > 8]
         k += 8
+    for i in np.flatnonzero(lengths > _VECTOR_MAX).tolist():
+        h[i] = xxhash.xxh3_64_intdigest(padded[starts[i] : ends[i]].tobytes())
     hashes = mix64(h ^ (lengths * _MUL))
     offsets = np.empty(len(parts) + 1, dtype=np.int64)
     offsets[:-1] = np.searchsorted(starts, text_start)
     offsets[-1] = len(starts)
     return Words(hashes, offsets, blob, starts, ends)
+
+
+def _token_bounds(b: np.ndarray, w: np.ndarray, sym: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Start and end byte of every token, in order, and whether it is a run of one symbol.
+
+    Tokens never overlap and are never empty, so their starts and their ends, each read
+    off a byte mask, come out in the same order.
+    """
+    n = len(b)
+    cont = np.zeros(n, dtype=bool)  # a symbol byte equal to the one before it
+    if n:
+        np.logical_and(sym[1:], b[1:] == b[:-1], out=cont[1:])
+    run_first = np.flatnonzero(sym & ~cont)
+    is_sym = np.flatnonzero(sym)
+    run_len = np.diff(np.append(np.searchsorted(is_sym, run_first), len(is_sym)))
+    in_short = np.zeros(n, dtype=bool)
+    in_short[is_sym] = np.repeat(run_len < _RUN, run_len)
+    start = np.zeros(n + 1, dtype=bool)
+    end = np.zeros(n + 1, dtype=bool)
+    start[:n] = w
+    start[1:n] &= ~w[:-1]
+    end[1:] = w
+    end[1:n] &= ~w[1:]
+    start[:n] |= sym & (in_short | ~cont)
+    end[1:] |= sym & in_short
+    long_first = run_first[run_len >= _RUN]
+    end[long_first + run_len[run_len >= _RUN]] = True
+    starts, ends = np.flatnonzero(start), np.flatnonzero(end)
+    run = np.zeros(n + 1, dtype=bool)
+    run[long_first] = True
+    return starts, ends, run[starts]
 
 
 def mix64(h: np.ndarray) -> np.ndarray:

@@ -124,7 +124,8 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
 @click.option("--markdown", "md_path", type=click.Path(dir_okay=False), help="Write the Markdown report here (charts as PNG files beside it).")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Write the self-contained HTML report here.")
 @click.option("--levels", help="Levels to run, comma-separated: exact,normalized,near,contained (default: all).")
-@click.option("--fail-on", help="What fails the gate: levels, kinds, kind:level, chance, any, none. Default: exact,normalized.")
+@click.option("--fail-on", help="What fails the gate, items OR-ed: levels (that level or stronger), kinds, kind:level, all, chance, "
+              "any (all + chance), none. Default: all (every finding at every level that ran).")
 @click.option("--prompt-field", help="Dotted path of the prompt on both sides, e.g. messages[0].content.")
 @click.option("--target-field", help="Dotted path of the reward target, e.g. reward_model.ground_truth ('none': no target).")
 @click.option("--train-prompt-field", help="Prompt path for the train side only.")

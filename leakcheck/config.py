@@ -18,9 +18,8 @@ from .errors import UsageError
 LEVELS = ("exact", "normalized", "near", "contained")
 #: Kinds of leak. ``pair``: prompt and target of the same two records both match.
 KINDS = ("pair", "prompt", "target", "target_in_prompt", "prompt_in_target", "group")
-#: What the gate fails on by default.
-DEFAULT_GATED_KINDS = ("pair", "prompt", "target", "target_in_prompt", "prompt_in_target", "group")
-DEFAULT_GATED_LEVELS = ("exact", "normalized")
+#: Placeholder for "every kind" / "every level" in a policy item.
+ANY = "*"
 
 
 @dataclass(frozen=True)
@@ -33,63 +32,72 @@ class Fields:
     group: str | None = None
 
 
+def level_rank(level: str) -> int:
+    """Strength of a level: 0 is the strongest evidence (``exact``)."""
+    return LEVELS.index(level)
+
+
 @dataclass(frozen=True)
 class Policy:
-    """What makes the gate fail: a set of ``(kind, level)`` pairs plus the chance class.
+    """What makes the gate fail: items ``(kind, level)`` (either may be :data:`ANY`) and chance.
 
-    >>> Policy.parse("exact").gates("pair", "exact"), Policy.parse("exact").gates("pair", "normalized")
-    (True, False)
-    >>> Policy.parse("target:exact,chance").chance
-    True
+    Items are OR-ed, and a level means "found at that level **or a stronger one**" (levels are
+    ordered ``exact`` > ``normalized`` > ``near`` > ``contained``). Both rules keep the gate
+    monotone: more levels, more data or more items never turn a failing gate into a pass. A
+    ``pair`` is also a ``prompt`` leak and a ``target`` leak, each at its own field's level
+    (see :meth:`leakcheck.result.Finding.evidence`). The default gates every finding at every
+    level that ran; chance matches, near misses and siblings are information, never gated
+    unless ``chance`` is asked for.
+
+    >>> p = Policy.parse("near")
+    >>> p.gates("pair", "exact"), p.gates("prompt", "near"), p.gates("prompt", "contained")
+    (True, True, False)
+    >>> Policy.parse("exact,pair").gates("pair", "contained"), Policy.parse("exact,pair").gates("target", "exact")
+    (True, True)
+    >>> Policy().gates("target_in_prompt", "contained"), Policy.parse("target:exact,chance").chance
+    (True, True)
     """
 
-    gated: frozenset[tuple[str, str]] = frozenset(
-        (k, lv) for k in DEFAULT_GATED_KINDS for lv in DEFAULT_GATED_LEVELS
-    )
+    items: frozenset[tuple[str, str]] = frozenset({(ANY, ANY)})
     chance: bool = False
 
     def gates(self, kind: str, level: str) -> bool:
-        return (kind, level) in self.gated
+        """Whether evidence of ``kind`` at ``level`` fails the gate."""
+        rank = level_rank(level)
+        return any((k == ANY or k == kind) and (lv == ANY or rank <= level_rank(lv)) for k, lv in self.items)
+
+    def levels_named(self) -> set[str]:
+        """The levels the items name (a policy may only name levels that ran)."""
+        return {lv for _, lv in self.items if lv != ANY}
 
     @classmethod
     def parse(cls, spec: str | list[str] | tuple[str, ...]) -> "Policy":
-        """Parse ``--fail-on``: levels, kinds, ``kind:level``, ``chance``, ``none`` or ``any``.
+        """Parse ``--fail-on``: comma-separated levels, kinds, ``kind:level``, ``all``, ``chance``, ``any`` or ``none``.
 
-        Levels alone gate every kind at those levels; kinds alone gate those kinds at every
-        level; both together gate their product. ``chance`` adds short/generic target matches.
+        A level alone is every kind at that level or stronger; a kind alone is that kind at
+        every level; ``kind:level`` is that kind at that level or stronger; ``all`` is every
+        finding; ``any`` is ``all`` plus chance matches; ``none`` gates nothing and stands alone.
+
+        >>> Policy.parse("none").spec(), Policy.parse("any").spec()
+        (['none'], ['all', 'chance'])
         """
         tokens = [t.strip() for t in (spec.split(",") if isinstance(spec, str) else spec) if t.strip()]
         if not tokens:
-            raise UsageError("--fail-on is empty; use e.g. --fail-on exact,normalized or --fail-on none")
-        levels: list[str] = []
-        kinds: list[str] = []
-        pairs: set[tuple[str, str]] = set()
+            raise UsageError("--fail-on is empty; use e.g. --fail-on all, --fail-on exact,normalized or --fail-on none")
+        if "none" in tokens and len(set(tokens)) > 1:
+            raise UsageError(f"--fail-on: 'none' contradicts {', '.join(sorted(set(tokens) - {'none'}))}; pass none alone, or drop it")
+        items: set[tuple[str, str]] = set()
         chance = False
         for t in tokens:
             if t == "none":
                 continue
-            if t == "any":
-                levels += LEVELS
+            if t in ("any", "chance"):
                 chance = True
-            elif t == "chance":
-                chance = True
-            elif t in LEVELS:
-                levels.append(t)
-            elif t in KINDS:
-                kinds.append(t)
-            elif ":" in t and t.split(":", 1)[0] in KINDS and t.split(":", 1)[1] in LEVELS:
-                k, lv = t.split(":", 1)
-                pairs.add((k, lv))
+                if t == "any":
+                    items.add((ANY, ANY))
             else:
-                raise UsageError(
-                    f"--fail-on: unknown item {t!r}; use levels ({', '.join(LEVELS)}), kinds "
-                    f"({', '.join(KINDS)}), kind:level, chance, any or none"
-                )
-        if levels or kinds:
-            for k in kinds or KINDS:
-                for lv in levels or LEVELS:
-                    pairs.add((k, lv))
-        return cls(frozenset(pairs), chance)
+                items.add(_policy_item(t))
+        return cls(frozenset(items), chance)
 
     def spec(self) -> list[str]:
         """The policy as ``--fail-on`` items, so ``Policy.parse(p.spec()) == p``; the JSON report stores it.
@@ -97,19 +105,53 @@ class Policy:
         >>> Policy.parse("pair:near,chance").spec()
         ['pair:near', 'chance']
         """
-        items = [f"{k}:{lv}" for k, lv in sorted(self.gated, key=lambda p: (LEVELS.index(p[1]), KINDS.index(p[0])))]
+        items = [_item_text(k, lv) for k, lv in sorted(self.items, key=_item_order)]
         return items + ["chance"] * self.chance or ["none"]
 
     def describe(self) -> str:
-        if not self.gated and not self.chance:
-            return "none"
-        by_level: dict[str, list[str]] = {}
-        for k, lv in sorted(self.gated, key=lambda p: (LEVELS.index(p[1]), KINDS.index(p[0]))):
-            by_level.setdefault(lv, []).append(k)
-        parts = [f"{lv}: {', '.join(ks)}" for lv, ks in by_level.items()]
+        """The policy in words, for reports.
+
+        >>> Policy().describe()
+        'every finding at every level that ran'
+        >>> Policy.parse("pair,target:near").describe()
+        'pair at every level; target at near or stronger'
+        """
+        parts = [_item_words(k, lv) for k, lv in sorted(self.items, key=_item_order)]
         if self.chance:
             parts.append("chance target matches")
-        return "; ".join(parts)
+        return "; ".join(parts) or "none"
+
+
+def _policy_item(t: str) -> tuple[str, str]:
+    if t == "all":
+        return (ANY, ANY)
+    if t in LEVELS:
+        return (ANY, t)
+    if t in KINDS:
+        return (t, ANY)
+    k, _, lv = t.partition(":")
+    if k in KINDS and lv in LEVELS:
+        return (k, lv)
+    raise UsageError(
+        f"--fail-on: unknown item {t!r}; use levels ({', '.join(LEVELS)}), kinds "
+        f"({', '.join(KINDS)}), kind:level, all, chance, any or none"
+    )
+
+
+def _item_order(item: tuple[str, str]) -> tuple[int, int]:
+    k, lv = item
+    return (-1 if lv == ANY else level_rank(lv), -1 if k == ANY else KINDS.index(k))
+
+
+def _item_text(k: str, lv: str) -> str:
+    if k == ANY:
+        return "all" if lv == ANY else lv
+    return k if lv == ANY else f"{k}:{lv}"
+
+
+def _item_words(k: str, lv: str) -> str:
+    what = "every finding" if k == ANY else k
+    return f"{what} at every level{' that ran' if k == ANY else ''}" if lv == ANY else f"{what} at {lv} or stronger"
 
 
 @dataclass(frozen=True)
@@ -211,6 +253,12 @@ class ScanConfig:
             raise UsageError("--short-target-chars must be >= 0 and --max-target-hits >= 1")
         if self.on_error not in ("fail", "skip"):
             raise UsageError(f"--on-error must be fail or skip, not {self.on_error!r}")
+        missing = sorted(self.policy.levels_named() - set(self.levels), key=level_rank)
+        if missing:
+            raise UsageError(
+                f"--fail-on names {', '.join(missing)}, which does not run (--levels {','.join(self.levels)}); "
+                f"add it to --levels or drop it from --fail-on"
+            )
         # Keep the canonical order so reports do not depend on how levels were typed.
         object.__setattr__(self, "levels", tuple(lv for lv in LEVELS if lv in self.levels))
 

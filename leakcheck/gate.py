@@ -1,21 +1,31 @@
 """The gate: exit code as a pure function of (result, policy).
 
->>> from leakcheck.config import Policy
+Severity grows ``CLEAN`` (0) < ``PARTIAL`` (3) < ``LEAK`` (1): a leak found in a partial scan
+is a leak. More evidence (more levels, more rows, more policy items) never lowers severity.
+
 >>> CLEAN, LEAK, ERROR, PARTIAL
 (0, 1, 2, 3)
+>>> sorted((LEAK, CLEAN, PARTIAL), key=severity)
+[0, 3, 1]
 """
 
 from __future__ import annotations
 
 from .config import Policy
-from .result import ScanResult
+from .result import ChanceMatch, Finding, ScanResult
 
 CLEAN, LEAK, ERROR, PARTIAL = 0, 1, 2, 3
+_SEVERITY = {CLEAN: 0, PARTIAL: 1, LEAK: 2, ERROR: 3}
 
 
-def gated_findings(result: ScanResult, policy: Policy) -> list:
+def severity(code: int) -> int:
+    """Order of exit codes by how bad the news is (for monotonicity checks)."""
+    return _SEVERITY[code]
+
+
+def gated_findings(result: ScanResult, policy: Policy) -> list[Finding | ChanceMatch]:
     """Findings (and chance matches, when the policy includes them) that fail the gate."""
-    out: list = [f for f in result.findings if policy.gates(f.kind, f.level)]
+    out: list[Finding | ChanceMatch] = list(result.gated(policy))
     if policy.chance:
         out += [c for c in result.chance if c.level in result.levels]
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .config import KINDS, LEVELS
+from .config import KINDS, LEVELS, Policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +32,25 @@ class Finding:
     detail: dict[str, Any] | None = None
     #: The eval record's subset (``data_source``), when the data carries one.
     subset: str | None = None
+
+    def evidence(self) -> tuple[tuple[str, str], ...]:
+        """``(kind, level)`` of everything this finding proves, for the gate.
+
+        A ``pair`` is a prompt leak at its prompt's level and a target leak at its target's
+        level (``target_in_prompt`` when the eval target was found inside the train prompt),
+        besides a pair at the strongest of the two.
+
+        >>> f = Finding("e", "t", "pair", "exact", 1.0, 1, 1, "p", "p", "", "",
+        ...             detail={"prompt_level": "near", "prompt_score": 0.7, "target_level": "exact",
+        ...                     "target_score": 1.0, "target_in": "target"})
+        >>> f.evidence()
+        (('pair', 'exact'), ('prompt', 'near'), ('target', 'exact'))
+        """
+        d = self.detail
+        if self.kind != "pair" or not d or "prompt_level" not in d:
+            return ((self.kind, self.level),)
+        target_kind = "target_in_prompt" if d.get("target_in") == "prompt" else "target"
+        return (("pair", self.level), ("prompt", d["prompt_level"]), (target_kind, d["target_level"]))
 
     def sort_key(self) -> tuple:
         return (self.eval_row, KINDS.index(self.kind), LEVELS.index(self.level), self.train_row)
@@ -142,14 +161,29 @@ class ScanResult:
     near_misses: tuple[Finding, ...] = ()
     notes: tuple[str, ...] = ()
     created_at: str = ""
+    #: The gate the scan was configured with; what :meth:`summary` counts as contaminated.
+    policy: Policy = field(default_factory=Policy)
 
     @property
     def contaminated_rows(self) -> frozenset[int]:
-        """Eval rows with at least one (non-chance) finding."""
-        return frozenset(f.eval_row for f in self.findings)
+        """Eval rows with at least one finding the result's policy gates."""
+        return self.gated_rows(self.policy)
 
-    def summary(self) -> dict[str, Any]:
-        """Counts and percentages of contaminated eval records, by kind and level."""
+    def gated(self, policy: Policy | None = None) -> tuple[Finding, ...]:
+        """The findings ``policy`` (default: the scan's) fails on."""
+        p = policy or self.policy
+        return tuple(f for f in self.findings if any(p.gates(k, lv) for k, lv in f.evidence()))
+
+    def gated_rows(self, policy: Policy | None = None) -> frozenset[int]:
+        return frozenset(f.eval_row for f in self.gated(policy))
+
+    def summary(self, policy: Policy | None = None) -> dict[str, Any]:
+        """Counts and percentages of eval records, by kind and level.
+
+        ``contaminated`` (the headline) counts the eval records the gate judged leaked under
+        ``policy`` (default: the scan's); ``not_gated`` counts those whose findings the policy
+        does not gate. Each finding sits at the strongest level any of its fields reached.
+        """
         total = self.eval.records
         by: dict[tuple[str, str], set[int]] = {}
         for f in self.findings:
@@ -169,12 +203,14 @@ class ScanResult:
         for lv in self.levels:
             rows = set().union(*[r for (k, l2), r in by.items() if l2 == lv]) if by else set()
             by_level[lv] = {"count": len(rows), "percent": _pct(len(rows), total)}
-        cont = self.contaminated_rows
+        cont = self.gated_rows(policy)
+        ungated = {f.eval_row for f in self.findings} - cont
         dup_rows = {r for d in self.eval_duplicates for r in d.rows}
         return {
             "eval_records": total,
             "train_records": self.train.records,
             "contaminated": {"count": len(cont), "percent": _pct(len(cont), total)},
+            "not_gated": {"count": len(ungated), "percent": _pct(len(ungated), total)},
             "by_kind": by_kind,
             "by_level": by_level,
             "findings": len(self.findings),

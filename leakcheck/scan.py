@@ -177,8 +177,45 @@ def _eval_duplicates(evals: list[Record], short: int) -> list[EvalDuplicate]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class _Best:
+    """The strongest match of one (eval field, train field) between two records."""
+
+    rank: int
+    score: float
+    level: str
+
+    def beats(self, other: "_Best") -> bool:
+        return (self.rank, -self.score) < (other.rank, -other.score)
+
+
+@dataclass
+class _TargetHits:
+    """Target-only matches of one eval record, until the scan ends.
+
+    A target matching more than ``max_target_hits`` train records (or groups) *at a level or
+    stronger* is generic at that level: those matches are chance. Counting per level keeps
+    the verdict monotone: a weaker level that runs cannot make stronger matches chance.
+    """
+
+    keys_at: list[set[Any]]
+    pending: list[Finding] = field(default_factory=list)
+    total: int = 0
+    examples: list[str] = field(default_factory=list)
+    rank: int = len(LEVELS)
+
+    def generic_from(self, cap: int) -> int:
+        """The strongest level rank at which this target is generic (``len(LEVELS)``: none)."""
+        seen: set[Any] = set()
+        for r, keys in enumerate(self.keys_at):
+            seen |= keys
+            if len(seen) > cap:
+                return r
+        return len(LEVELS)
+
+
 class _Collector:
-    """Turns raw matches into findings: pairs, strongest level per kind, chance targets, groups."""
+    """Turns raw matches into findings: pairs, strongest level per field, chance targets, groups."""
 
     def __init__(self, evals: list[Record], config: ScanConfig, espec: FormatSpec, tspec_ref: "_Reader"):
         self.evals = evals
@@ -188,8 +225,8 @@ class _Collector:
         self.findings: list[Finding] = []
         self.near_misses: dict[tuple[int, str], tuple[tuple, Finding]] = {}
         self.short = [r.target is not None and len(normalize(r.target)) < config.short_target_chars for r in evals]
-        # eval idx -> [train keys seen, pending findings, total matches, examples]
-        self.target_only: dict[int, list[Any]] = {}
+        self.target_only: dict[int, _TargetHits] = {}
+        self._norm_targets: dict[int, str] = {}
         self.groups: dict[str, list[int]] = {}
         for i, r in enumerate(evals):
             if r.group is not None:
@@ -201,7 +238,7 @@ class _Collector:
         return (spec.prompt if name == "prompt" else spec.target) or name
 
     def add_batch(self, batch: list[Record], matches: Iterable[tuple[str, Match]]) -> None:
-        best: dict[tuple[int, int], dict[tuple[str, str], tuple[int, float, str]]] = {}
+        best: dict[tuple[int, int], dict[tuple[str, str], _Best]] = {}
         below: list[tuple[str, Match]] = []
         for level, m in matches:
             if m.below:
@@ -209,41 +246,74 @@ class _Collector:
                 continue
             slot = best.setdefault((m.pos, m.eval_idx), {})
             fk = (m.eval_field, m.train_field)
-            cand = (_RANK[level], -m.score, level)
-            if fk not in slot or cand < slot[fk]:
+            cand = _Best(_RANK[level], m.score, level)
+            if fk not in slot or cand.beats(slot[fk]):
                 slot[fk] = cand
         tspec = self.treader.spec
         for level, m in below:
             if (m.pos, m.eval_idx) not in best:
                 self._near_miss(level, m, batch[m.pos], tspec)
         for (pos, ei), slot in sorted(best.items()):
-            t = batch[pos]
-            e = self.evals[ei]
-            pp = slot.get(("prompt", "prompt"))
-            tt = slot.get(("target", "target"))
-            # A short target ("18", "B") equal by chance must not turn a prompt match into a
-            # pair: it stays a chance match, counted apart, and the prompt match stands alone.
-            if pp and tt and not self.short[ei]:
-                weaker = max(pp, tt)
-                self._emit(e, t, "pair", weaker[2], min(-pp[1], -tt[1]), "prompt", "prompt", tspec,
-                           detail={"prompt_level": pp[2], "prompt_score": -pp[1],
-                                   "target_level": tt[2], "target_score": -tt[1]})
-            else:
-                if pp:
-                    self._emit(e, t, "prompt", pp[2], -pp[1], "prompt", "prompt", tspec)
-                if tt:
-                    self._target_only(ei, e, t, tt, tspec)
-            for (ef, tf), kind in ((("target", "prompt"), "target_in_prompt"), (("prompt", "target"), "prompt_in_target")):
-                c = slot.get((ef, tf))
-                if c:
-                    self._emit(e, t, kind, c[2], -c[1], ef, tf, tspec)
+            self._classify(ei, batch[pos], slot, tspec)
         if self.groups:
-            for pos, t in enumerate(batch):
-                if t.group is None:
-                    continue
-                for ei in self.groups.get(t.group, ()):
-                    if (pos, ei) not in best:
-                        self._emit(self.evals[ei], t, "group", "exact", 1.0, "prompt", "prompt", tspec, group=t.group)
+            # Always reported, whatever else matched: another level finding a text match for
+            # the same two records must not remove the group evidence from the gate.
+            for t in batch:
+                for ei in self.groups.get(t.group, ()) if t.group is not None else ():
+                    self._emit(self.evals[ei], t, "group", "exact", 1.0, "prompt", "prompt", tspec, group=t.group)
+
+    def _classify(self, ei: int, t: Record, slot: dict[tuple[str, str], _Best], tspec: FormatSpec | None) -> None:
+        """One eval record against one train record: a pair, or each field on its own."""
+        e = self.evals[ei]
+        pp = slot.get(("prompt", "prompt"))
+        tt = slot.get(("target", "target"))
+        tip = slot.get(("target", "prompt"))
+        # The eval target may sit in the train target or, in a plain document, in the train text.
+        target, target_in = (tt, "target") if tt and not (tip and tip.beats(tt)) else (tip, "prompt")
+        if pp and not target:
+            target, target_in = self._verify_target_inside(ei, t)
+        # A short target ("18", "B") equal by chance must not turn a prompt match into a
+        # pair: it stays a chance match, counted apart, and the prompt match stands alone.
+        if pp and target and not self.short[ei]:
+            strong = pp if not target.beats(pp) else target
+            self._emit(e, t, "pair", strong.level, strong.score, "prompt", "prompt", tspec,
+                       detail={"prompt_level": pp.level, "prompt_score": round(pp.score, 4),
+                               "target_level": target.level, "target_score": round(target.score, 4),
+                               "target_in": target_in})
+            if target_in == "target" and tip:
+                self._emit(e, t, "target_in_prompt", tip.level, tip.score, "target", "prompt", tspec)
+        else:
+            if pp:
+                self._emit(e, t, "prompt", pp.level, pp.score, "prompt", "prompt", tspec)
+            if tt:
+                self._target_only(ei, e, t, tt, tspec)
+            if tip:
+                self._emit(e, t, "target_in_prompt", tip.level, tip.score, "target", "prompt", tspec)
+        pit = slot.get(("prompt", "target"))
+        if pit:
+            self._emit(e, t, "prompt_in_target", pit.level, pit.score, "prompt", "target", tspec)
+
+    def _verify_target_inside(self, ei: int, t: Record) -> tuple[_Best | None, str]:
+        """With the prompt found in ``t``, look for the whole eval target in it too.
+
+        The ``contained`` level cannot see a target shorter than its n-gram (a one-line
+        solution); a substring test of the normalized texts can, and runs only for the rare
+        records whose prompt already matched.
+        """
+        e = self.evals[ei]
+        if "contained" not in self.cfg.levels or e.target is None or self.short[ei]:
+            return None, "target"
+        needle = self._norm_target(ei)
+        for text, where in ((t.prompt, "prompt"), (t.target, "target")):
+            if text and needle in normalize(text):
+                return _Best(_RANK["contained"], 1.0, "contained"), where
+        return None, "target"
+
+    def _norm_target(self, ei: int) -> str:
+        cached = self._norm_targets.get(ei)
+        if cached is None:
+            cached = self._norm_targets[ei] = normalize(self.evals[ei].target or "")
+        return cached
 
     def _emit(self, e: Record, t: Record, kind: str, level: str, score: float, ef: str, tf: str,
               tspec: FormatSpec | None, group: str | None = None, detail: dict | None = None) -> None:
@@ -262,23 +332,23 @@ class _Collector:
             subset=e.subset,
         )
 
-    def _target_only(self, ei: int, e: Record, t: Record, tt: tuple[int, float, str], tspec: FormatSpec | None) -> None:
+    def _target_only(self, ei: int, e: Record, t: Record, tt: _Best, tspec: FormatSpec | None) -> None:
         st = self.target_only.get(ei)
         if st is None:
-            st = self.target_only[ei] = [set(), [], 0, [], tt[2]]
-        st[2] += 1
-        if len(st[3]) < self.cfg.max_examples:
-            st[3].append(t.id)
-        if _RANK[tt[2]] < _RANK[st[4]]:
-            st[4] = tt[2]
+            st = self.target_only[ei] = _TargetHits([set() for _ in LEVELS])
+        st.total += 1
+        if len(st.examples) < self.cfg.max_examples:
+            st.examples.append(t.id)
+        st.rank = min(st.rank, tt.rank)
         if self.short[ei]:
             return
-        key = t.group if t.group is not None else ("row", t.row)
-        st[0].add(key)
-        if len(st[0]) <= self.cfg.max_target_hits:
-            st[1].append(self._finding(e, t, "target", tt[2], -tt[1], "target", "target", tspec))
-        else:
-            st[1] = []
+        cap = self.cfg.max_target_hits
+        keys = st.keys_at[tt.rank]
+        if len(keys) <= cap:  # past the cap the count no longer matters: generic at this level
+            keys.add(t.group if t.group is not None else ("row", t.row))
+        if _RANK[tt.level] < st.generic_from(cap):
+            st.pending.append(self._finding(e, t, "target", tt.level, tt.score, "target", "target", tspec))
+        st.pending = [f for f in st.pending if _RANK[f.level] < st.generic_from(cap)]
 
     def _near_miss(self, level: str, m: Match, t: Record, tspec: FormatSpec | None) -> None:
         """Keep, per eval record and level, the highest-scoring match under the threshold.
@@ -306,16 +376,18 @@ class _Collector:
 
     def finish(self) -> tuple[list[Finding], list[ChanceMatch]]:
         chance: list[ChanceMatch] = []
-        for ei, (keys, pending, total, examples, level) in sorted(self.target_only.items()):
+        cap = self.cfg.max_target_hits
+        for ei, st in sorted(self.target_only.items()):
             e = self.evals[ei]
-            if self.short[ei] or len(keys) > self.cfg.max_target_hits:
+            generic = st.generic_from(cap)
+            kept = [] if self.short[ei] else [f for f in st.pending if _RANK[f.level] < generic]
+            self.findings.extend(kept)
+            if self.short[ei] or generic < len(LEVELS):
                 chance.append(ChanceMatch(
                     eval_id=e.id, eval_row=e.row, target=snippet(e.target, 60),
-                    reason="short" if self.short[ei] else "generic", level=level,
-                    train_matches=total, examples=tuple(examples),
+                    reason="short" if self.short[ei] else "generic", level=LEVELS[st.rank],
+                    train_matches=st.total, examples=tuple(st.examples),
                 ))
-            else:
-                self.findings.extend(pending)
         findings = sorted(self.findings, key=Finding.sort_key)
         return findings, chance
 
@@ -410,6 +482,7 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
         eval_duplicates=tuple(_eval_duplicates(evals, cfg.short_target_chars)),
         near_misses=near_misses,
         notes=tuple(notes),
+        policy=cfg.policy,
         created_at=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
     )
 

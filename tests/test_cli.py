@@ -37,7 +37,7 @@ def test_leak_exits_1_and_writes_reports(files):
     rep = json.loads(j.read_text())
     assert [(f["eval_id"], f["train_id"], f["kind"], f["level"]) for f in rep["findings"]] == [("e1", "1", "pair", "exact")]
     text = md.read_text()
-    assert "| e1 | 1 | `pair` | exact | 1.00 |" in text and "Lena bakes 4 trays" in text
+    assert "| e1 | 1 | `pair` | exact (prompt exact 1.00, target exact 1.00) | 1.00 |" in text and "Lena bakes 4 trays" in text
 
 
 def test_clean_exits_0(files):
@@ -48,8 +48,11 @@ def test_clean_exits_0(files):
 
 def test_fail_on_none_and_levels(files):
     assert run("scan", str(files["leaky"]), str(files["eval"]), "--levels", "exact", "--fail-on", "none").exit_code == 0
-    assert run("scan", str(files["leaky"]), str(files["eval"]), "--levels", "exact", "--fail-on", "prompt").exit_code == 0
-    assert run("scan", str(files["leaky"]), str(files["eval"]), "--levels", "exact", "--fail-on", "pair:exact").exit_code == 1
+    # the leak is a pair: a prompt leak and a target leak at once, so gating either kind fails on it
+    for kind in ("prompt", "target", "pair:exact", "prompt:exact", "target:exact"):
+        assert run("scan", str(files["leaky"]), str(files["eval"]), "--levels", "exact", "--fail-on", kind).exit_code == 1, kind
+    for kind in ("target_in_prompt", "prompt_in_target", "group", "chance"):
+        assert run("scan", str(files["leaky"]), str(files["eval"]), "--levels", "exact", "--fail-on", kind).exit_code == 0, kind
 
 
 @pytest.mark.parametrize(
@@ -126,13 +129,36 @@ def test_gate_includes_or_excludes_each_level(tmp_path):
     tr = write_jsonl(tmp_path / "train.jsonl", [{"id": "t", "question": " ".join(edited)}, {"id": "u", "question": "an unrelated question about the weather"}])
     j = tmp_path / "r.json"
     res = run("scan", str(tr), str(ev), "--json", str(j))
-    assert res.exit_code == 0, res.output  # near is reported, not gated by default
+    assert res.exit_code == 1, res.output  # every level that ran is gated by default
     (f,) = json.loads(j.read_text())["findings"]
     assert (f["eval_id"], f["train_id"], f["kind"], f["level"]) == ("e", "t", "prompt", "near") and 0.6 <= f["score"] < 1
-    assert run("scan", str(tr), str(ev), "--fail-on", "exact,normalized,near").exit_code == 1
-    assert run("scan", str(tr), str(ev), "--fail-on", "prompt:near").exit_code == 1
-    assert run("scan", str(tr), str(ev), "--fail-on", "contained").exit_code == 0
+    # a level in --fail-on means that level or a stronger one (exact > normalized > near > contained)
+    for spec, code in (("exact,normalized,near", 1), ("prompt:near", 1), ("near", 1), ("contained", 1), ("all", 1),
+                       ("normalized", 0), ("exact", 0), ("prompt:normalized", 0), ("target", 0), ("none", 0)):
+        assert run("scan", str(tr), str(ev), "--fail-on", spec).exit_code == code, spec
     assert run("scan", str(tr), str(ev), "--levels", "exact,normalized,contained", "--fail-on", "any").exit_code == 0
+    assert run("scan", str(tr), str(ev), "--levels", "exact,normalized,contained").exit_code == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--levels", "exact", "--fail-on", "near"],
+     "leakcheck: error: --fail-on names near, which does not run (--levels exact); add it to --levels or drop it from --fail-on"),
+    (["--levels", "exact,normalized", "--fail-on", "pair:contained,near"],
+     "leakcheck: error: --fail-on names near, contained, which does not run (--levels exact,normalized); add it to --levels or drop it from --fail-on"),
+    (["--fail-on", "any,none"], "leakcheck: error: --fail-on: 'none' contradicts any; pass none alone, or drop it"),
+    (["--fail-on", "none,pair:exact"], "leakcheck: error: --fail-on: 'none' contradicts pair:exact; pass none alone, or drop it"),
+])
+def test_fail_on_usage_errors(files, args, message):
+    res = run("scan", str(files["leaky"]), str(files["eval"]), *args)
+    assert res.exit_code == 2 and res.output.strip() == message, res.output
+
+
+def test_fail_on_items_are_or_ed(files):
+    """`exact,pair`: every kind at exact, and pairs at every level (not only pair:exact)."""
+    from leakcheck import Policy
+    p = Policy.parse("exact,pair")
+    assert p.gates("target", "exact") and p.gates("pair", "contained") and not p.gates("target", "near")
+    assert Policy.parse(p.spec()) == p and p.spec() == ["pair", "exact"]
 
 
 def test_near_misses_are_listed_not_counted(tmp_path):

@@ -84,8 +84,9 @@ def test_page_is_self_contained(scanned):  # noqa: F811
     for r in refs:
         assert base64.b64decode(r.split(",", 1)[1]).startswith(PNG)
     t = parse(page)
+    both = "exact (prompt exact 1.00, target exact 1.00)"
     assert [row[:4] for row in t.rows["findings"]] == [
-        ["e0", "t0", "pair", "exact"], ["e1", "t1", "pair", "exact"], ["e2", "t2", "pair", "exact"], ["e3", "t3", "prompt", "exact"]]
+        ["e0", "t0", "pair", both], ["e1", "t1", "pair", both], ["e2", "t2", "pair", both], ["e3", "t3", "prompt", "exact"]]
     assert t.rows["summary"][-1] == ["any", "", "4", "40.0", "4 (40.0%)", "–"]
     assert t.rows["subsets"] == [["alpha", "6", "4", "66.67", "3", "1"], ["beta", "4", "0", "0.0", "0", "0"]]
     assert '<option value="pair">pair (3)</option><option value="prompt">prompt (1)</option>' in page

@@ -40,7 +40,7 @@ def test_chat_user_turn_equals_bare_question(jsonl):
     assert triples(r) == {("q1", "1", "pair", "exact")}
     f = r.findings[0]
     assert (f.eval_field, f.train_field) == ("question", "messages")
-    assert f.detail == {"prompt_level": "exact", "prompt_score": 1.0, "target_level": "exact", "target_score": 1.0}
+    assert f.detail == {"prompt_level": "exact", "prompt_score": 1.0, "target_level": "exact", "target_score": 1.0, "target_in": "target"}
     # a pair finding stands for both fields: no separate prompt or target findings
     assert not by_kind(r, "prompt") and not by_kind(r, "target")
 
@@ -193,7 +193,8 @@ def test_group_leakage_across_turn_prefixes(jsonl):
     r = leakcheck.scan(tr, ev, EXACT_NORM)
     assert r.eval.format == "collabllm-multiturn" and r.eval.fields["group"] == "conv_id"
     # turn 3 in eval vs turns 1, 2 in train: the prompts differ, the reference answer is the same
-    assert triples(r) == {("0", "0", "target", "exact"), ("0", "1", "target", "exact")}
+    assert triples(r) == {("0", "0", "target", "exact"), ("0", "1", "target", "exact"),
+                          ("0", "0", "group", "exact"), ("0", "1", "group", "exact")}
     assert {f.group for f in r.findings} == {"c1"}
     # with the target field switched off, the conversation id still finds them
     r2 = leakcheck.scan(tr, ev, ScanConfig(levels=("exact",), train_fields=Fields(target="none"), eval_fields=Fields(target="none")))
@@ -277,7 +278,7 @@ def test_mbpp_official_splits_natural_duplicates(tmp_path: Path):
         ("67", "608", "target", "normalized"),
         ("216", "872", "prompt", "exact"),
         ("217", "602", "prompt", "exact"),
-        ("248", "704", "pair", "normalized"),
+        ("248", "704", "pair", "exact"),  # prompt exact, code normalized: counted at the stronger field
     }
     norm = leakcheck.canon.normalize
     test = [x for x in rows if 11 <= x["task_id"] <= 510]
@@ -367,6 +368,9 @@ def test_verl_collabllm_recipe_split_per_turn(tmp_path: Path):
     assert triples(r) == {
         ("uuid-1-3", "uuid-1-1", "target", "exact"), ("uuid-1-3", "uuid-1-2", "target", "exact"),
         ("uuid-4-2", "uuid-4-1", "target", "exact"), ("uuid-4-2", "uuid-4-3", "target", "exact"),
+        # the same conversation on both sides is evidence of its own, whatever else matched
+        ("uuid-1-3", "uuid-1-1", "group", "exact"), ("uuid-1-3", "uuid-1-2", "group", "exact"),
+        ("uuid-4-2", "uuid-4-1", "group", "exact"), ("uuid-4-2", "uuid-4-3", "group", "exact"),
     }
     assert {f.group for f in r.findings} == {"conv-1", "conv-4"}
     assert r.summary()["contaminated"] == {"count": 2, "percent": 40.0}

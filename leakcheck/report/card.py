@@ -27,6 +27,8 @@ True
 
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 import os
 import re
@@ -296,7 +298,8 @@ def update_card(path: str | os.PathLike, result: ScanResult, policy: Policy | No
     the template. ``report_link`` is put in the card as given (a URL or a path relative to
     the card). ``data_root`` is where the scan's relative data paths start (fingerprints).
     """
-    policy = policy or Policy()
+    policy = policy or result.policy
+    result = dataclasses.replace(result, policy=policy)  # every count below is what this gate judged
     f = card_file(path)
     if os.path.exists(f):
         try:

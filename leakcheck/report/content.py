@@ -17,7 +17,7 @@ from typing import Any
 
 from ..config import KINDS, LEVELS, Policy
 from ..gate import CLEAN, LEAK, PARTIAL, exit_code
-from ..result import InputInfo, ScanResult
+from ..result import Finding, InputInfo, ScanResult
 
 KIND_TEXT = {
     "pair": "prompt **and** reward target of the same train record",
@@ -110,12 +110,30 @@ def pct(n: int, total: int) -> float:
 
 
 def verdict(result: ScanResult, policy: Policy) -> str:
-    """One sentence: did anything leak at a gated level, and how much of eval occurs in train."""
-    s = result.summary()
+    """One sentence: did anything leak at a gated level, and how much of eval the gate judged leaked."""
+    s = result.summary(policy)
     head = {CLEAN: "**No leakage at a gated level.**", LEAK: "**Leakage found** at a gated level.",
             PARTIAL: "**Partial scan**: rows were skipped."}[exit_code(result, policy)]
-    return (f"{head} {s['contaminated']['count']} of {s['eval_records']} eval records "
-            f"({s['contaminated']['percent']}%) occur in train.")
+    out = (f"{head} {s['contaminated']['count']} of {s['eval_records']} eval records "
+           f"({s['contaminated']['percent']}%) occur in train.")
+    if s["not_gated"]["count"]:
+        out += f" {s['not_gated']['count']} more have matches the gate does not fail on (information only)."
+    return out
+
+
+def field_levels(f: Finding) -> str:
+    """How each field of a ``pair`` matched, e.g. ``prompt near 0.71, target exact 1.00``; else empty."""
+    d = f.detail or {}
+    if f.kind != "pair" or "prompt_level" not in d:
+        return ""
+    where = "target" if d.get("target_in", "target") == "target" else "target (in the train prompt)"
+    return f"prompt {d['prompt_level']} {d['prompt_score']:.2f}, {where} {d['target_level']} {d['target_score']:.2f}"
+
+
+def level_cell(f: Finding) -> str:
+    """The level of a finding, with each field's level and score for a pair."""
+    fl = field_levels(f)
+    return f"{f.level} ({fl})" if fl else f.level
 
 
 def fields_text(info: InputInfo) -> str:
@@ -166,7 +184,7 @@ def kind_level_table(result: ScanResult) -> Table:
         rows.append((f"`{k}`", KIND_TEXT[k], v["count"], v["percent"],
                      *(_cell(v["levels"].get(lv, {}).get("count", 0), total) for lv in result.levels)))
     c = s["contaminated"]
-    rows.append(("**any**", "", f"**{c['count']}**", f"**{c['percent']}**",
+    rows.append(("**gated**" if s["not_gated"]["count"] else "**any**", "", f"**{c['count']}**", f"**{c['percent']}**",
                  *(_cell(s["by_level"][lv]["count"], total) for lv in result.levels)))
     cols = ("kind", "what matched", "eval records", "% of eval", *(f"{lv}" for lv in result.levels))
     return Table(cols, tuple(rows), numeric=frozenset(range(2, len(cols))))
@@ -185,7 +203,7 @@ def train_side(result: ScanResult) -> dict[str, int]:
     for f in result.findings:
         by.setdefault(f.kind, set()).add(f.train_row)
     out = {k: len(by[k]) for k in KINDS if k in by}
-    out["any"] = len({f.train_row for f in result.findings})
+    out["any"] = len({f.train_row for f in result.gated()})
     return out
 
 
@@ -266,7 +284,7 @@ def subset_rows(result: ScanResult) -> list[tuple[str, int, int, dict[str, int]]
         return []
     rows: dict[str, set[int]] = {}
     kinds: dict[tuple[str, str], set[int]] = {}
-    for f in result.findings:
+    for f in result.gated():
         if f.subset is None:
             continue
         rows.setdefault(f.subset, set()).add(f.eval_row)
@@ -290,9 +308,9 @@ def subset_table(result: ScanResult) -> Table | None:
 
 
 def contaminated_ids(result: ScanResult) -> list[str]:
-    """Eval ids with a finding, in eval order."""
+    """Eval ids with a gated finding, in eval order."""
     seen: dict[int, str] = {}
-    for f in result.findings:
+    for f in result.gated():
         seen.setdefault(f.eval_row, f.eval_id)
     return [seen[r] for r in sorted(seen)]
 
@@ -312,7 +330,7 @@ def findings_table(result: ScanResult, limit: int | None = None, near_misses: bo
     """The leaks, or with ``near_misses`` the closest matches under the thresholds."""
     fs = result.near_misses if near_misses else result.findings
     fs = fs if limit is None else fs[:limit]
-    rows = tuple((f.eval_id, f.train_id, f"`{f.kind}`", f.level, f"{f.score:.2f}", f.eval_snippet, f.train_snippet) for f in fs)
+    rows = tuple((f.eval_id, f.train_id, f"`{f.kind}`", level_cell(f), f"{f.score:.2f}", f.eval_snippet, f.train_snippet) for f in fs)
     return Table(("eval id", "train id", "kind", "level", "score", "eval text", "train text"), rows,
                  numeric=frozenset({4}), data_cols=frozenset({0, 1, 5, 6}))
 

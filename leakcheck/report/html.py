@@ -13,6 +13,8 @@ The findings table sorts by any column (click a header; the order is kept in the
 
 from __future__ import annotations
 
+import dataclasses
+
 import base64
 import html
 import os
@@ -176,7 +178,8 @@ def _more(total: int, what: str) -> str:
 def to_html(result: ScanResult, policy: Policy | None = None, title: str = "Train/eval contamination report",
             charts: dict[str, bytes] | None = None) -> str:
     """The report as one HTML page. ``charts`` defaults to :func:`leakcheck.report.plots.charts`."""
-    policy = policy or Policy()
+    policy = policy or result.policy
+    result = dataclasses.replace(result, policy=policy)  # every count below is what this gate judged
     if charts is None:
         from .plots import charts as make_charts
 

@@ -5,6 +5,8 @@ Same inputs give the same bytes, apart from ``created_at``.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 from typing import Any
@@ -20,7 +22,8 @@ SCHEMA_VERSION = 1
 
 def to_dict(result: ScanResult, policy: Policy | None = None) -> dict[str, Any]:
     """The report as plain JSON-ready data."""
-    policy = policy or Policy()
+    policy = policy or result.policy
+    result = dataclasses.replace(result, policy=policy)  # every count below is what this gate judged
     gated = gated_findings(result, policy)
     return {
         "schema_version": SCHEMA_VERSION,

@@ -13,6 +13,8 @@ True
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 from typing import Any
@@ -139,8 +141,8 @@ def load_report(path: str | os.PathLike) -> tuple[ScanResult, Policy]:
                if _is_int(v) and v < SCHEMA_VERSION else "render it with the leakcheck version that wrote it, or upgrade leakcheck")
         raise InputError(p, None, f"report schema version {v!r} is not {SCHEMA_VERSION}", fix)
     try:
-        result = from_dict(d)
         policy = Policy.parse(d["gate"]["policy"])
+        result = dataclasses.replace(from_dict(d), policy=policy)
     except (KeyError, TypeError, ValueError, AttributeError, UsageError) as exc:
         raise InputError(p, None, f"malformed leakcheck JSON report ({type(exc).__name__}: {exc})",
                          "regenerate it with leakcheck scan --json") from None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 
 from .. import __version__
@@ -59,7 +61,8 @@ def to_markdown(result: ScanResult, policy: Policy | None = None, title: str = "
     >>> to_markdown(r).splitlines()[2]
     '**No leakage at a gated level.** 0 of 2 eval records (0.0%) occur in train.'
     """
-    policy = policy or Policy()
+    policy = policy or result.policy
+    result = dataclasses.replace(result, policy=policy)  # every count below is what this gate judged
     out = [f"# {title}", "", content.verdict(result, policy), "", "## What was compared", ""]
     out += [f"- {content.side_line(result.eval, 'eval')}", f"- {content.side_line(result.train, 'train')}"]
     out += ["", "## How", ""] + [f"- {line}" for line in content.method_lines(result, policy)]

@@ -7,6 +7,7 @@ import re
 from ..config import KINDS
 from ..result import ScanResult
 from ..gate import CLEAN, LEAK, PARTIAL
+from .content import field_levels
 
 #: Control characters (terminal escape sequences, line breaks), bidi overrides and lone surrogates:
 #: printed as their escapes, so data cannot repaint the terminal, reorder a line or fail to encode.
@@ -36,8 +37,10 @@ def render(result: ScanResult, code: int, examples: int = 5) -> str:
             v = s["by_kind"][k]
             lv = ", ".join(f"{name} {x['count']}" for name, x in v["levels"].items())
             lines.append(f"{k:<18}{v['count']:>13}{v['percent']:>8.2f}  {lv}")
-    c = s["contaminated"]
-    lines.append(f"{'any':<18}{c['count']:>13}{c['percent']:>8.2f}")
+    c, ng = s["contaminated"], s["not_gated"]
+    lines.append(f"{'gated' if ng['count'] else 'any':<18}{c['count']:>13}{c['percent']:>8.2f}")
+    if ng["count"]:
+        lines.append(f"not gated by --fail-on (information only): {ng['count']} eval records")
     if s["chance_target_matches"]["count"]:
         lines.append(f"chance target matches (not gated): {s['chance_target_matches']['count']} eval records")
     if s["eval_duplicates"]["groups"]:
@@ -51,7 +54,9 @@ def render(result: ScanResult, code: int, examples: int = 5) -> str:
         lines += ["", "worst leaks:"]
         worst = sorted(result.findings, key=lambda f: (KINDS.index(f.kind), -f.score, f.eval_row))[:examples]
         for f in worst:
-            lines.append(f"  eval {safe(f.eval_id)} ~ train {safe(f.train_id)}  {f.kind}/{f.level} {f.score:.2f}  {safe(f.eval_snippet[:70])}")
+            fl = field_levels(f)
+            lines.append(f"  eval {safe(f.eval_id)} ~ train {safe(f.train_id)}  {f.kind}/{f.level} {f.score:.2f}"
+                         f"{f' ({fl})' if fl else ''}  {safe(f.eval_snippet[:70])}")
     lines.append("")
     verdict = {CLEAN: "OK: no leakage at a gated level", LEAK: "LEAKAGE FOUND", PARTIAL: "PARTIAL SCAN: rows were skipped (pass --allow-partial to accept)"}
     lines.append(verdict.get(code, ""))

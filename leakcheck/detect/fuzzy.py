@@ -83,6 +83,8 @@ class _GramIndex:
     template_share: float
     template_min_records: int
     unit = "n-gram"
+    #: Distinct non-template n-grams an eval text needs to be compared at this level.
+    min_evidence = 1
 
     def _index_evals(self, evals: Sequence[Record]) -> None:
         self.E = len(evals)
@@ -153,7 +155,15 @@ class _GramIndex:
             keep = ~np.isin(h, self.suppressed)
             h, item = h[keep], item[keep]
         hs, items, _ = grams.distinct_pairs(h, item)
-        self.size = np.bincount(items, minlength=2 * self.E)
+        size = np.bincount(items, minlength=2 * self.E)
+        if self.min_evidence > 1:
+            # Too little left after the templates: a Jaccard over one or two shingles says nothing.
+            weak = (size > 0) & (size < self.min_evidence)
+            if weak.any():
+                keep = ~weak[items]
+                hs, items = hs[keep], items[keep]
+                size = np.where(weak, 0, size)
+        self.size = size
         # sorted by item then hash: item i's distinct hashes are hs[item_ptr[i]:item_ptr[i+1]]
         self.item_h = hs
         self.item_ptr = np.zeros(2 * self.E + 1, dtype=np.int64)
@@ -183,6 +193,23 @@ class _GramIndex:
             h, text_of = h[keep], text_of[keep]
         return h, text_of
 
+    def similarity(self, eval_idx: int, eval_field: str, text: str | None) -> float | None:
+        """This level's score of one eval field against one text, templates suppressed.
+
+        For reports (the other field's score of a sibling), one pair at a time; ``None`` when
+        the eval field has nothing this level can compare.
+        """
+        item = eval_idx + (self.E if eval_field == "target" else 0)
+        mine = self.item_h[self.item_ptr[item] : self.item_ptr[item + 1]]
+        if len(mine) == 0:
+            return None
+        h = grams.ngrams(grams.words([text]), self.n)[0]
+        if len(self.suppressed):
+            h = h[~np.isin(h, self.suppressed)]
+        theirs = np.unique(h)
+        inter = len(np.intersect1d(mine, theirs, assume_unique=True))
+        return inter / len(mine) if self.level == "contained" else inter / (len(mine) + len(theirs) - inter)
+
     def _match(self, pos: int, item: int, train_field: str, score: float, below: bool = False) -> Match:
         ef = "prompt" if item < self.E else "target"
         return Match(pos, item % self.E if item >= self.E else item, ef, train_field, score, below)
@@ -195,6 +222,7 @@ class _GramIndex:
             f"suppressed_{self.unit.replace('-', '')}s": {p: c for p, c in self.suppressed_by.items()},
             "eval_prompts_too_short": self.too_short["prompt"],
             "eval_targets_too_short": self.too_short["target"],
+            f"min_{self.unit.replace('-', '')}s": self.min_evidence,
             "eval_prompts_template_only": self.template_only["prompt"],
             "eval_targets_template_only": self.template_only["target"],
         }
@@ -203,12 +231,13 @@ class _GramIndex:
         out = []
         lv, n, unit = self.level, self.n, self.unit
         if self.too_short["prompt"]:
-            out.append(f"{lv}: {self.too_short['prompt']} eval prompts shorter than {n} words were checked by exact/normalized only")
+            out.append(f"{lv}: {self.too_short['prompt']} eval prompts shorter than {n} tokens were checked by exact/normalized only")
         if self.too_short["target"]:
-            out.append(f"{lv}: {self.too_short['target']} eval targets shorter than {n} words were checked by exact/normalized only")
+            out.append(f"{lv}: {self.too_short['target']} eval targets shorter than {n} tokens were checked by exact/normalized only")
+        what = f"consist of template {unit}s only" if self.min_evidence == 1 else f"have fewer than {self.min_evidence} non-template {unit}s"
         for f in FIELDS:
             if self.template_only[f]:
-                out.append(f"{lv}: {self.template_only[f]} eval {f}s consist of template {unit}s only and were checked by exact/normalized only")
+                out.append(f"{lv}: {self.template_only[f]} eval {f}s {what} and were checked by exact/normalized only")
         if self.templates:
             top = sorted(self.templates.values(), key=lambda t: -t[1])[:_TOP_TEMPLATES]
             where = ", ".join(f"{p}: {c}" for p, c in self.suppressed_by.items() if c)
@@ -291,6 +320,7 @@ class NearDetector(_GramIndex):
         self.low = max(1e-9, c.threshold - c.near_miss_margin)
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
         self.fp_weight = c.lsh_fp_weight
+        self.min_evidence = c.min_shingles
         weights = (c.lsh_fp_weight, 1.0 - c.lsh_fp_weight)
         self._new_lsh = lambda: MinHashLSH(threshold=c.threshold, num_perm=c.num_perm, weights=weights)
         probe_lsh = self._new_lsh()

@@ -5,8 +5,8 @@ Two prompts that differ in one content word ("perimeter of a square" / "of a rec
 word re-typed; their reward targets tell them apart. :func:`compare` answers ``agree``,
 ``disagree`` or ``unknown``, with the reason, by the first rule that applies to both texts:
 
-1. **Final answers**: GSM8K's ``#### 18``, the last ``\\boxed{...}``, or a trailing "the
-   answer is 18", compared after light LaTeX/number canonicalisation (``1,000`` = ``1000``,
+1. **Final answers**: GSM8K's ``#### 18`` (a number or formula on a line of its own, not a
+   Markdown heading), the last ``\\boxed{...}``, or a trailing "the answer is 18", compared after light LaTeX/number canonicalisation (``1,000`` = ``1000``,
    ``\\dfrac12`` = ``\\frac{1}{2}`` = ``0.5``). Different answers: ``disagree``.
 2. **Code** (a fenced block, a Python program, or lines that end like C/Java/JS): Python
    is compared as its syntax tree without docstrings, ``pass``, unreachable statements
@@ -18,9 +18,11 @@ word re-typed; their reward targets tell them apart. :func:`compare` answers ``a
    is ``agree``; equal up to a consistent renaming of identifiers is ``unknown`` (a renamed
    copy, or another function called: no parser to tell); anything else ``disagree``.
 3. **Short answers** (both under 40 characters after :func:`~leakcheck.canon.normalize`):
-   numbers compared as numbers, other text exactly; ``unknown`` when one contains the other
-   ("Paris" / "The capital is Paris.") or both are option letters (``B`` / ``C``: options
-   may be listed in another order).
+   equal texts agree; numbers and formulas (a digit, ``$`` or ``\\``) are compared as
+   answers, numbers as numbers. ``unknown`` for other short texts that differ ("Paris" /
+   "Ok.": a reply is not an answer), when one contains the other ("18" / "18 dollars") and
+   for option letters (``B`` / ``C``: the options may be listed in another order). A final
+   answer is compared with a short text only when that text is a number or formula.
 4. Anything else (prose, rubrics, one side code and the other prose): ``unknown``.
 
 ``disagree`` is meant to be *clear*: the same program re-typed with other names and layout
@@ -78,12 +80,18 @@ def compare(eval_target: str | None, train_target: str | None) -> Agreement:
     if a.code is not None and b.code is not None:
         return _same_code(a.code, b.code)
     if a.short is not None and b.short is not None:
-        return _same_answer(a.short, b.short, "short answers")
-    if a.answer is not None and b.short is not None:
-        return _same_answer(a.answer, b.short, "final answers")
-    if a.short is not None and b.answer is not None:
-        return _same_answer(a.short, b.answer, "final answers")
+        if a.short == b.short or (_answer_like(a.short) and _answer_like(b.short)):
+            return _same_answer(a.short, b.short, "short answers", texts=True)
+        return Agreement("unknown", f"short texts differ but are not both answers ({_show(a.short)} / {_show(b.short)})")
+    for x, y in ((a.answer, b.short), (a.short, b.answer)):
+        if x is not None and y is not None and _answer_like(x) and _answer_like(y):
+            return _same_answer(x, y, "final answers", texts=True)
     return Agreement("unknown", "no final answer or code on both sides")
+
+
+def _answer_like(s: str) -> bool:
+    """A number or a formula: a short text that can only be an answer ("Ok." or "Sure!" is a reply)."""
+    return any(c.isdigit() for c in s) or "\\" in s or "$" in s
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +107,7 @@ def _view(text: str) -> _View:
     answer = final_answer(text)
     code = _code_of(text) if answer is None else None
     norm = normalize(text)
-    short = norm.rstrip(".") if len(norm) < SHORT_CHARS and code is None else None
+    short = norm.rstrip(".") if len(norm) < SHORT_CHARS and code is None and answer is None else None
     return _View(answer, code, short)
 
 
@@ -117,7 +125,7 @@ def final_answer(text: str) -> str | None:
     >>> final_answer("Half of 10 is 5.\\n#### 5"), final_answer("It is 5.")
     ('5', None)
     """
-    found = _HASHES.findall(text)
+    found = [a for a in _HASHES.findall(text) if _formula(a)]
     if found:
         return found[-1]
     boxed = _last_boxed(text)
@@ -127,19 +135,55 @@ def final_answer(text: str) -> str | None:
     return found[-1] if found else None
 
 
+def _formula(answer: str) -> bool:
+    """A number or formula, not a Markdown heading: ``#### 18`` is GSM8K's answer, ``#### Step 2`` a title."""
+    return _answer_like(answer) and not re.search(r"(?<!\\)\b[A-Za-z]{3,}", answer)
+
+
 def _last_boxed(text: str) -> str | None:
     i = max(text.rfind("\\boxed"), text.rfind("\\fbox"))
-    if i < 0:
-        return None
+    return _boxed_at(text, i) if i >= 0 else None
+
+
+def _boxed_at(text: str, i: int) -> str | None:
     j = text.find("{", i)
     if j < 0 or text[i:j].strip("\\boxedfbox ") != "":
         return None
     depth = 0
-    for k in range(j, len(text)):
+    for k in range(j, min(len(text), j + 2000)):
         depth += {"{": 1, "}": -1}.get(text[k], 0)
         if depth == 0:
             return text[j + 1 : k].strip()
     return None
+
+
+_BOXED = re.compile(r"\\(?:boxed|fbox)\b")
+
+
+def answers_in_text(eval_target: str | None, text: str | None) -> Agreement | None:
+    """The eval's final answer against every final answer written in a train text.
+
+    A document of worked problems that holds a *sibling* of the eval problem holds the
+    sibling's answer, not the eval's: ``disagree`` when the text states final answers
+    (``####`` lines, ``\\boxed{}``) and none is the eval's; ``None`` otherwise (no answers
+    to compare, or the eval's is among them: a document may hold many problems).
+
+    >>> answers_in_text("...\\n#### 5", "Problem 1: ...\\n#### 2\\nProblem 2: ... $\\\\boxed{40}$").why
+    "final answers in the train text (2, 40) do not include the eval's (5)"
+    >>> answers_in_text("...\\n#### 5", "Problem 1: ...\\n#### 5\\nProblem 2: ... $\\\\boxed{40}$") is None
+    True
+    """
+    mine = final_answer(eval_target) if eval_target else None
+    if mine is None or not text:
+        return None
+    theirs = [a for a in _HASHES.findall(text) if _formula(a)] + [b for m in _BOXED.finditer(text) if (b := _boxed_at(text, m.start())) is not None]
+    if not theirs:
+        return None
+    want = canonical_answer(mine)
+    if any(canonical_answer(a) == want for a in theirs):
+        return None
+    shown = ", ".join(dict.fromkeys(_show(a, 12) for a in theirs[:5]))
+    return Agreement("disagree", f"final answers in the train text ({shown}) do not include the eval's ({_show(mine, 12)})")
 
 
 _LATEX_DROP = re.compile(r"\\left|\\right|\\displaystyle|\\[!,;: ]|\$|\\\$|\^\{?\\circ\}?|\\%|%|\s+")
@@ -173,13 +217,14 @@ def canonical_answer(answer: str) -> str | Fraction:
 _LETTER = re.compile(r"^\(?([a-j])\)?$")
 
 
-def _same_answer(a: str, b: str, what: str) -> Agreement:
+def _same_answer(a: str, b: str, what: str, texts: bool = False) -> Agreement:
+    """Compare two answers; ``texts``: one is a whole short target, which may say more than the answer."""
     ca, cb = canonical_answer(a), canonical_answer(b)
     if ca == cb:
         return Agreement("agree", f"same {what[:-1]}: {_show(a)}")
     if isinstance(ca, str) and isinstance(cb, str) and _LETTER.match(ca) and _LETTER.match(cb):
         return Agreement("unknown", f"option letters differ ({_show(a)} vs {_show(b)}); the options may be in another order")
-    if what == "short answers" and _inside(tokens(a), tokens(b)):
+    if texts and _inside(tokens(a), tokens(b)):
         return Agreement("unknown", f"one short answer contains the other ({_show(a)} / {_show(b)})")
     return Agreement("disagree", f"{what} differ: {_show(a)} vs {_show(b)}")
 

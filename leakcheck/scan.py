@@ -15,7 +15,7 @@ import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from .canon import normalize
 from .config import LEVELS, Fields, ScanConfig
@@ -27,8 +27,14 @@ from .io import BadRow, RawRow, iter_rows, open_source
 from .records import Record
 from .result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow
 
+if TYPE_CHECKING:
+    from .detect.agree import Agreement
+
 Input = str | os.PathLike | Iterable[Mapping[str, Any]]
 _RANK = {lv: i for i, lv in enumerate(LEVELS)}
+_FUZZY = frozenset({"near", "contained"})
+#: The matches the other field can confirm or contradict: prompt/prompt, target/target, eval target in the train text.
+_SAME_AND_IN_TEXT = (("prompt", "prompt"), ("target", "target"), ("target", "prompt"))
 _MAX_SKIPPED_LISTED = 10_000
 SNIPPET = 160
 
@@ -217,12 +223,17 @@ class _TargetHits:
 class _Collector:
     """Turns raw matches into findings: pairs, strongest level per field, chance targets, groups."""
 
-    def __init__(self, evals: list[Record], config: ScanConfig, espec: FormatSpec, tspec_ref: "_Reader"):
+    def __init__(self, evals: list[Record], config: ScanConfig, espec: FormatSpec, tspec_ref: "_Reader",
+                 scorers: Mapping[str, Callable[[int, str, str | None], float | None]] | None = None):
         self.evals = evals
         self.cfg = config
         self.espec = espec
         self.treader = tspec_ref
+        self.scorers = dict(scorers or {})
         self.findings: list[Finding] = []
+        # eval idx -> the best siblings (total order key, finding) and how many there were
+        self.siblings: dict[int, list[tuple[tuple, Finding]]] = {}
+        self.sibling_count: dict[int, int] = {}
         self.near_misses: dict[tuple[int, str], tuple[tuple, Finding]] = {}
         self.short = [r.target is not None and len(normalize(r.target)) < config.short_target_chars for r in evals]
         self.target_only: dict[int, _TargetHits] = {}
@@ -265,6 +276,9 @@ class _Collector:
     def _classify(self, ei: int, t: Record, slot: dict[tuple[str, str], _Best], tspec: FormatSpec | None) -> None:
         """One eval record against one train record: a pair, or each field on its own."""
         e = self.evals[ei]
+        agreement, covers = self._agreement(ei, t, slot)
+        if agreement is not None and agreement.verdict == "disagree":
+            slot = self._without_siblings(ei, t, slot, covers, agreement.why, tspec)
         pp = slot.get(("prompt", "prompt"))
         tt = slot.get(("target", "target"))
         tip = slot.get(("target", "prompt"))
@@ -272,14 +286,18 @@ class _Collector:
         target, target_in = (tt, "target") if tt and not (tip and tip.beats(tt)) else (tip, "prompt")
         if pp and not target:
             target, target_in = self._verify_target_inside(ei, t)
+        agrees = None
+        if pp and not target and e.target is not None and t.target is not None and not self.short[ei]:
+            target, agrees = self._agreeing_target(e, t, pp, agreement)
         # A short target ("18", "B") equal by chance must not turn a prompt match into a
         # pair: it stays a chance match, counted apart, and the prompt match stands alone.
         if pp and target and not self.short[ei]:
-            strong = pp if not target.beats(pp) else target
-            self._emit(e, t, "pair", strong.level, strong.score, "prompt", "prompt", tspec,
-                       detail={"prompt_level": pp.level, "prompt_score": round(pp.score, 4),
-                               "target_level": target.level, "target_score": round(target.score, 4),
-                               "target_in": target_in})
+            strong = pp if agrees or not target.beats(pp) else target
+            detail = {"prompt_level": pp.level, "prompt_score": round(pp.score, 4),
+                      "target_level": target.level, "target_score": round(target.score, 4), "target_in": target_in}
+            if agrees:
+                detail["target_agrees"] = agrees
+            self._emit(e, t, "pair", strong.level, strong.score, "prompt", "prompt", tspec, detail=detail)
             if target_in == "target" and tip:
                 self._emit(e, t, "target_in_prompt", tip.level, tip.score, "target", "prompt", tspec)
         else:
@@ -292,6 +310,88 @@ class _Collector:
         pit = slot.get(("prompt", "target"))
         if pit:
             self._emit(e, t, "prompt_in_target", pit.level, pit.score, "prompt", "target", tspec)
+
+    def _agreement(self, ei: int, t: Record, slot: dict[tuple[str, str], _Best]) -> tuple["Agreement | None", tuple[tuple[str, str], ...]]:
+        """Does the other field agree, when a fuzzy match needs it as evidence? And which matches it speaks for.
+
+        The train target is compared with the eval target; without a verdict there, a
+        fuzzy, not verbatim, prompt match inside a train text that states final answers
+        (a document of worked problems) is checked against those answers.
+        """
+        e = self.evals[ei]
+        fuzzy = [b is not None and b.level in _FUZZY for b in map(slot.get, _SAME_AND_IN_TEXT)]
+        if e.target is None or not any(fuzzy):
+            return None, ()
+        from .detect.agree import answers_in_text, compare  # numpy only when a fuzzy level ran
+
+        a = compare(e.target, t.target) if t.target is not None else None
+        in_text = [slot[k] for k, f in zip(_SAME_AND_IN_TEXT, fuzzy) if f and k[1] == "prompt"]
+        if (a is None or a.verdict == "unknown") and any(b.score < 1.0 for b in in_text):
+            verdict = answers_in_text(e.target, t.prompt)
+            if verdict is not None:
+                return verdict, (("prompt", "prompt"), ("target", "prompt"))
+        return a, (("prompt", "prompt"), ("target", "target"))
+
+    def _agreeing_target(self, e: Record, t: Record, pp: _Best, known: "Agreement | None") -> tuple[_Best | None, str | None]:
+        """Target evidence from agreement: the targets differ as texts but give the same final answer or program.
+
+        It counts at a fuzzy level (the texts did not match at exact or normalized): the
+        prompt's, or the first that ran, with score 1.0; the pair keeps the prompt's level and
+        score, and the finding says why the targets agree.
+        """
+        fuzzy = [pp.level] if pp.level in _FUZZY else [lv for lv in ("near", "contained") if lv in self.cfg.levels]
+        if not fuzzy:
+            return None, None
+        if known is None:
+            from .detect.agree import compare
+
+            known = compare(e.target, t.target)
+        if known.verdict != "agree":
+            return None, None
+        return _Best(_RANK[fuzzy[0]], 1.0, fuzzy[0]), known.why
+
+    def _without_siblings(self, ei: int, t: Record, slot: dict[tuple[str, str], _Best], covers: tuple[tuple[str, str], ...],
+                          why: str, tspec: FormatSpec | None) -> dict[tuple[str, str], _Best]:
+        """Drop the fuzzy matches that a clear disagreement of the targets contradicts.
+
+        Two tasks that differ in one content word are as close as a re-typed copy; a
+        different final answer or different code says which. When nothing else links the
+        records (no exact/normalized field, no other cross-field match) they are siblings,
+        listed apart and never gated.
+        """
+        fuzzy = {k: b for k, b in slot.items() if k in covers and b.level in _FUZZY}
+        rest = {k: b for k, b in slot.items() if k not in fuzzy}
+        if not rest:
+            self._sibling(ei, t, fuzzy, "prompt" if ("target", "prompt") in covers else "target", why, tspec)
+        return rest
+
+    def _sibling(self, ei: int, t: Record, fuzzy: dict[tuple[str, str], _Best], tf: str, why: str, tspec: FormatSpec | None) -> None:
+        """List two records apart as sibling tasks; ``tf``: the train field the eval target was compared with."""
+        e = self.evals[ei]
+        pp, tt = fuzzy.get(("prompt", "prompt")), fuzzy.get(("target", tf))
+        strong = min((b for b in (pp, tt) if b), key=lambda b: (b.rank, -b.score))
+        score = self.scorers.get(strong.level)
+        ps = pp.score if pp else (score(ei, "prompt", t.prompt) if score else None)
+        ts = tt.score if tt else (score(ei, "target", getattr(t, tf)) if score else None)
+        kind = "pair" if pp and tt else "prompt" if pp else "target"
+        ef = "target" if kind == "target" else "prompt"
+        detail = {"prompt_level": pp.level if pp else None, "prompt_score": None if ps is None else round(ps, 4),
+                  "target_level": tt.level if tt else None, "target_score": None if ts is None else round(ts, 4),
+                  "targets_disagree": why}
+        f = self._finding(e, t, kind, strong.level, strong.score, ef, ef if kind != "target" else tf, tspec, detail=detail)
+        kept = self.siblings.setdefault(ei, [])
+        self.sibling_count[ei] = self.sibling_count.get(ei, 0) + 1
+        kept.append(((strong.rank, -strong.score, t.row), f))
+        if len(kept) > self.cfg.max_target_hits:  # the best few per eval record, whatever the train order
+            kept.sort(key=lambda x: x[0])
+            del kept[self.cfg.max_target_hits :]
+
+    def all_siblings(self) -> tuple[Finding, ...]:
+        """Siblings in eval order, at most ``max_target_hits`` per eval record (strongest first)."""
+        out: list[Finding] = []
+        for ei in sorted(self.siblings):
+            out += [f for _, f in sorted(self.siblings[ei], key=lambda x: x[0])]
+        return tuple(out)
 
     def _verify_target_inside(self, ei: int, t: Record) -> tuple[_Best | None, str]:
         """With the prompt found in ``t``, look for the whole eval target in it too.
@@ -445,7 +545,8 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
     dets = build_detectors(evals, cfg)
     treader = _Reader(_display(train, "train"), "train", cfg.train_fields, cfg.on_error)
     assert ereader.spec is not None  # records were read, so a format was detected
-    collector = _Collector(evals, cfg, ereader.spec, treader)
+    scorers = {d.level: d.similarity for d in dets if hasattr(d, "similarity")}
+    collector = _Collector(evals, cfg, ereader.spec, treader, scorers)
     # Detectors that learn from the train side (template statistics) see a sample of the
     # first records before anything is matched; that sample is then probed like any batch.
     primers = [d for d in dets if hasattr(d, "prime")]
@@ -481,6 +582,7 @@ def scan(train: Input, eval: Input, config: ScanConfig | None = None) -> ScanRes
         chance=tuple(chance),
         eval_duplicates=tuple(_eval_duplicates(evals, cfg.short_target_chars)),
         near_misses=near_misses,
+        siblings=collector.all_siblings(),
         notes=tuple(notes),
         policy=cfg.policy,
         created_at=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),

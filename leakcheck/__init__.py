@@ -8,7 +8,7 @@
 __version__ = "0.1.0"
 
 from .config import ContainedConfig, Fields, NearConfig, Policy, ScanConfig  # noqa: E402
-from .errors import InputError, LeakcheckError, RecordError, UsageError  # noqa: E402
+from .errors import InputError, LeakcheckError, OutputError, RecordError, UsageError  # noqa: E402
 from .records import Record  # noqa: E402
 from .result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult  # noqa: E402
 from .scan import load_records, scan  # noqa: E402
@@ -18,5 +18,5 @@ __all__ = [
     "__version__", "scan", "load_records", "exit_code",
     "ScanConfig", "Fields", "Policy", "NearConfig", "ContainedConfig",
     "ScanResult", "Finding", "ChanceMatch", "EvalDuplicate", "InputInfo", "Record",
-    "LeakcheckError", "InputError", "UsageError", "RecordError",
+    "LeakcheckError", "InputError", "UsageError", "RecordError", "OutputError",
 ]

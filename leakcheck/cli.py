@@ -1,13 +1,18 @@
 """The command line: parse, call one library function, render, exit. Nothing else lives here.
 
 Exit codes: 0 no leakage at a gated level, 1 leakage found, 2 usage or input error,
-3 clean but rows were skipped (``--on-error skip`` without ``--allow-partial``).
+3 clean but rows were skipped (``--on-error skip`` without ``--allow-partial``),
+128 + the signal number when ended by SIGHUP (129), SIGINT (130) or SIGTERM (143).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -23,6 +28,7 @@ from .config import (
     parse_levels,
 )
 from .errors import LeakcheckError, UsageError
+from .report._atomic import check_outputs, on_signal, stream_of
 
 EXIT_ERROR = 2
 
@@ -32,19 +38,39 @@ def _fail(msg: str) -> None:
     sys.exit(EXIT_ERROR)
 
 
+#: Signals that end leakcheck like Ctrl-C: temporary files removed, one line, exit 128 + the signal number.
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` (a KeyboardInterrupt) while the command runs."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+    before = {s: signal.signal(s, on_signal) for s in _SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
 class _Group(click.Group):
     """Turns library errors into one line and exit 2; never a traceback."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            with _signals_interrupt():
+                return super().invoke(ctx)
         except LeakcheckError as exc:
             _fail(str(exc))
         except (click.exceptions.Exit, click.ClickException, click.Abort, SystemExit):
             raise
-        except KeyboardInterrupt:
-            click.echo("leakcheck: interrupted", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as exc:
+            signum = getattr(exc, "signum", signal.SIGINT)
+            click.echo(f"leakcheck: interrupted by {signal.Signals(signum).name}", err=True)
+            sys.exit(128 + signum)
         except MemoryError:
             _fail("out of memory; scan a smaller eval set or use --levels exact,normalized")
         except Exception as exc:  # a bug: still one line, with a way to get the traceback
@@ -67,15 +93,11 @@ def _pick(cli_value: Any, conf: dict[str, Any], key: str, default: Any) -> Any:
 
 def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
     """Merge CLI options over ``[tool.leakcheck]`` over defaults into a :class:`ScanConfig`."""
-    known = {
-        "levels", "fail_on", "prompt_field", "target_field", "id_field", "group_field", "on_error",
-        "allow_partial", "short_target_chars", "max_target_hits", "near_threshold", "shingle",
-        "num_perm", "ngram", "contained_threshold", "train_prompt_field", "train_target_field",
-        "eval_prompt_field", "eval_target_field", "template_share", "lsh_fp_weight",
-    }
-    unknown = sorted(set(conf) - known)
-    if unknown:
-        raise UsageError(f"pyproject.toml [tool.leakcheck]: unknown key {unknown[0]!r}; known keys: {', '.join(sorted(known))}")
+    for key in ("prompt_field", "target_field", "id_field", "group_field", "train_prompt_field", "train_target_field",
+                "eval_prompt_field", "eval_target_field"):
+        if opts.get(key) is not None and not opts[key].strip():
+            raise UsageError(f"--{key.replace('_', '-')} is empty; pass a dotted field path such as question, "
+                             "or leave the option out to detect the field")
     levels = _pick(opts.get("levels"), conf, "levels", "all")
     levels_t = parse_levels(levels if isinstance(levels, str) else ",".join(levels))
     fail_on = _pick(opts.get("fail_on"), conf, "fail_on", None)
@@ -167,22 +189,48 @@ def scan(train: str, eval: str, json_path: str | None, md_path: str | None, html
     from .scan import scan as run_scan
 
     config = build_config(opts, load_pyproject())
-    for out in (json_path, md_path, html_path):  # before a long scan, not after it
-        if out and not os.path.isdir(os.path.dirname(os.path.abspath(out))):
-            raise UsageError(f"{out}: the folder {os.path.dirname(os.path.abspath(out))} does not exist; create it first")
+    outputs = _outputs(("--json", json_path), ("--markdown", md_path), ("--html", html_path))
+    check_outputs(outputs, _inputs(train=train, eval=eval))  # before a long scan, not after it
     result = run_scan(train, eval, config)
     code = exit_code(result, config.policy, config.allow_partial)
-    if json_path:
+    full = json_path is not None
+    if json_path is not None:
         write_json(result, json_path, config.policy)
-    if md_path:
-        write_markdown(result, md_path, config.policy)
-    if html_path:
+    if md_path is not None:
+        write_markdown(result, md_path, config.policy, json_report=full)
+    if html_path is not None:
         from .report.html import write_html
 
-        write_html(result, html_path, config.policy)
-    if not quiet:
-        click.echo(render(result, code, examples))
+        write_html(result, html_path, config.policy, json_report=full)
+    if not quiet:  # a report on standard output keeps it to itself: the summary goes to standard error
+        click.echo(render(result, code, examples, json_path), err=any(stream_of(p) == 1 for _, p in outputs))
     sys.exit(code)
+
+
+def _outputs(*named: tuple[str, str | None]) -> list[tuple[str, str]]:
+    """``(label, path)`` of every file the options will write, the charts beside a Markdown report included."""
+    from .report.markdown import chart_paths
+
+    out = []
+    for opt, p in named:
+        if p is None:
+            continue
+        out.append((f"{opt} {p}", p))
+        if opt == "--markdown":
+            out += [(f"the chart {c} of --markdown {p}", c) for c in chart_paths(p).values()]
+    return out
+
+
+def _inputs(**named: str) -> list[tuple[str, str]]:
+    """``(label, path)`` of every file each input is read from (each file of a folder or glob, of a saved dataset)."""
+    from .io.readers import open_source
+
+    out = []
+    for side, given in named.items():
+        for f in open_source(given).files:
+            files = [os.path.join(r, n) for r, _, names in os.walk(f) for n in names] if os.path.isdir(f) else [f]
+            out += [(f"the {side} input" if g == given else f"a file of the {side} input {given}", g) for g in files]
+    return out
 
 
 @main.command()
@@ -198,20 +246,18 @@ def report(report_json: str, md_path: str | None, html_path: str | None) -> None
     """
     from .report.load import load_report
 
-    if not md_path and not html_path:
+    if md_path is None and html_path is None:
         raise UsageError("report: nothing to write; pass --markdown FILE and/or --html FILE")
-    for out in (md_path, html_path):
-        if out and os.path.abspath(out) == os.path.abspath(report_json):
-            raise UsageError(f"report: {out} is the JSON report itself; write the rendering to another file")
+    check_outputs(_outputs(("--markdown", md_path), ("--html", html_path)), [("the JSON report it reads", report_json)])
     result, policy = load_report(report_json)
-    if md_path:
+    if md_path is not None:
         from .report.markdown import write_markdown
 
-        write_markdown(result, md_path, policy)
-    if html_path:
+        write_markdown(result, md_path, policy, json_report=True)
+    if html_path is not None:
         from .report.html import write_html
 
-        write_html(result, html_path, policy)
+        write_html(result, html_path, policy, json_report=True)
 
 
 @main.command()
@@ -219,7 +265,7 @@ def report(report_json: str, md_path: str | None, html_path: str | None) -> None
 @click.option("--report", "report_json", required=True, type=click.Path(dir_okay=False), help="The JSON report (from scan --json).")
 @click.option("--report-link", help="Link to the full report put in the card (default: the report's .md beside the JSON, else the JSON, relative to the card).")
 @click.option("--data-root", type=click.Path(file_okay=False),
-              help="Folder the scan's relative data paths start from, for the file hashes (default: current folder).")
+              help="Folder the scan's relative data paths start from, for the file hashes (default: the card's folder, then the current folder).")
 @click.option("--pretty-name", help="Dataset name for a card created from the template (default: the card's folder name).")
 def card(card_path: str, report_json: str, report_link: str | None, data_root: str | None, pretty_name: str | None) -> None:
     """Write the "Train/eval overlap" section of a Hugging Face dataset card.
@@ -235,12 +281,14 @@ def card(card_path: str, report_json: str, report_link: str | None, data_root: s
     from .report.card import card_file, update_card
     from .report.load import load_report
 
-    result, policy = load_report(report_json)
     target = card_file(card_path)
-    if report_link is None:
+    check_outputs([(f"the card {target}", target)], [("the JSON report it reads", report_json)], probe=False)
+    result, policy = load_report(report_json)
+    if report_link is None:  # resolved, so the link works inside the dataset repo whatever the current folder
         md = os.path.splitext(report_json)[0] + ".md"
         linked = md if os.path.isfile(md) else report_json
-        report_link = os.path.relpath(os.path.abspath(linked), os.path.dirname(os.path.abspath(target))).replace(os.sep, "/")
+        report_link = os.path.relpath(os.path.realpath(linked), os.path.realpath(os.path.dirname(os.path.abspath(target))))
+        report_link = report_link.replace(os.sep, "/")
     written = update_card(target, result, policy, report_link, data_root, pretty_name)
     click.echo(f"wrote the Train/eval overlap section of {written}")
 
@@ -268,9 +316,11 @@ def conda(report_json: str, output: str | None, no_header: bool, is_model: bool,
     from .report.conda import to_conda, write_conda
     from .report.load import load_report
 
+    if output is not None:
+        check_outputs(_outputs(("-o", output)), [("the JSON report it reads", report_json)])
     result, _ = load_report(report_json)
     text = to_conda(result, header=not no_header, source_type="model" if is_model else "corpus", **opts)
-    if output:
+    if output is not None:
         write_conda(text, output)
     else:
         click.echo(text, nl=False)

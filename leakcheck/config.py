@@ -7,8 +7,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -281,8 +283,67 @@ def parse_levels(spec: str) -> tuple[str, ...]:
     return tuple(items)
 
 
+@dataclass(frozen=True)
+class Setting:
+    """The type of one ``[tool.leakcheck]`` key: a test of its value and how to say what it must be."""
+
+    check: Callable[[Any], bool]
+    expect: str
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+TEXT = Setting(lambda v: isinstance(v, str) and bool(v.strip()), 'a non-empty string such as "question"')
+ITEMS = Setting(lambda v: isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v)),
+                'a string or a list of strings such as ["exact", "normalized"]')
+BOOL = Setting(lambda v: isinstance(v, bool), "true or false, without quotes")
+INT = Setting(_is_int, "a whole number, without quotes")
+NUMBER = Setting(lambda v: _is_int(v) or isinstance(v, float), "a number, without quotes, such as 0.6")
+ON_ERROR = Setting(lambda v: v in ("fail", "skip"), '"fail" or "skip"')
+
+#: Every key ``[tool.leakcheck]`` may hold, with its type. Each is the command-line option of
+#: the same name (``--fail-on`` for ``fail_on``), which wins over it.
+SETTINGS: dict[str, Setting] = {
+    "levels": ITEMS, "fail_on": ITEMS,
+    "prompt_field": TEXT, "target_field": TEXT, "id_field": TEXT, "group_field": TEXT,
+    "train_prompt_field": TEXT, "train_target_field": TEXT, "eval_prompt_field": TEXT, "eval_target_field": TEXT,
+    "on_error": ON_ERROR, "allow_partial": BOOL,
+    "short_target_chars": INT, "max_target_hits": INT, "shingle": INT, "num_perm": INT, "ngram": INT,
+    "near_threshold": NUMBER, "contained_threshold": NUMBER, "template_share": NUMBER, "lsh_fp_weight": NUMBER,
+}
+
+_TOML_TYPE = {bool: "boolean", int: "number", float: "number", str: "string", list: "list", dict: "table"}
+
+
+def _shown(value: Any) -> str:
+    """A value as TOML spells it, with its type: ``the string "false"``."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return f"the {_TOML_TYPE.get(type(value), type(value).__name__)} {text if len(text) <= 60 else text[:59] + '…'}"
+
+
+def check_settings(conf: Any, where: str = "[tool.leakcheck]") -> dict[str, Any]:
+    """``conf`` if every key is known and every value has its key's type (see :data:`SETTINGS`), else a :class:`UsageError`.
+
+    >>> check_settings({"allow_partial": "false"}, "pyproject.toml [tool.leakcheck]")
+    Traceback (most recent call last):
+    ...
+    leakcheck.errors.UsageError: pyproject.toml [tool.leakcheck]: allow_partial must be true or false, without quotes, not the string "false"
+    """
+    if not isinstance(conf, dict):
+        raise UsageError(f"{where} must be a table of settings (key = value lines), not {_shown(conf)}")
+    for key, value in conf.items():
+        setting = SETTINGS.get(key)
+        if setting is None:
+            raise UsageError(f"{where}: unknown key {key!r}; known keys: {', '.join(sorted(SETTINGS))}")
+        if not setting.check(value):
+            raise UsageError(f"{where}: {key} must be {setting.expect}, not {_shown(value)}")
+    return dict(conf)
+
+
 def load_pyproject(start: str | os.PathLike | None = None) -> dict[str, Any]:
-    """Read ``[tool.leakcheck]`` from the nearest ``pyproject.toml`` at or above ``start``."""
+    """Read and check ``[tool.leakcheck]`` of the nearest ``pyproject.toml`` at or above ``start``."""
     d = os.path.abspath(start or os.getcwd())
     while True:
         p = os.path.join(d, "pyproject.toml")
@@ -292,7 +353,8 @@ def load_pyproject(start: str | os.PathLike | None = None) -> dict[str, Any]:
                     data = tomllib.load(fh)
             except tomllib.TOMLDecodeError as exc:
                 raise UsageError(f"{p}: invalid TOML ({exc}); fix the file") from None
-            return dict(data.get("tool", {}).get("leakcheck", {}))
+            tool = data.get("tool", {})
+            return check_settings(tool.get("leakcheck", {}) if isinstance(tool, dict) else {}, f"{p} [tool.leakcheck]")
         parent = os.path.dirname(d)
         if parent == d:
             return {}

@@ -5,6 +5,8 @@ The CLI turns any :class:`LeakcheckError` into that line and exit code 2.
 
 from __future__ import annotations
 
+import errno
+
 
 class LeakcheckError(Exception):
     """Base class for every error leakcheck raises on purpose."""
@@ -47,3 +49,22 @@ class RecordError(LeakcheckError):
         self.what = what
         self.fix = fix
         super().__init__(what + (f"; {fix}" if fix else ""))
+
+
+class OutputError(LeakcheckError):
+    """A report or card could not be written; names the output path, never the temporary file.
+
+    >>> import errno
+    >>> str(OutputError("out/r.json", OSError(errno.ENOSPC, "No space left on device")))
+    'out/r.json: cannot write: no space left on device; free some space or write it elsewhere'
+    """
+
+    _WHY = {errno.EROFS: "the file system is read-only"}
+    _FIX = {errno.ENOSPC: "free some space or write it elsewhere", errno.EDQUOT: "free some space or write it elsewhere",
+            errno.EACCES: "make the folder writable or write it elsewhere", errno.EPERM: "make the folder writable or write it elsewhere"}
+
+    def __init__(self, path: str, exc: OSError):
+        self.path = str(path)
+        code = exc.errno or 0
+        why = self._WHY.get(code) or (exc.strerror or str(exc)).lower()
+        super().__init__(f"{self.path}: cannot write: {why}; {self._FIX.get(code, 'write it elsewhere')}")

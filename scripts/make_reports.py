@@ -126,8 +126,8 @@ def generate(out: str | os.PathLike, levels: tuple[str, ...], created_at: str) -
             results[case.name] = result
             write_json(result, rep / "report.json", policy)
             title = f"Train/eval contamination report: {case.name}"
-            written += write_markdown(result, rep / "report.md", policy, title=title)
-            write_html(result, rep / "report.html", policy, title=title)
+            written += write_markdown(result, rep / "report.md", policy, title=title, json_report=True)
+            write_html(result, rep / "report.html", policy, title=title, json_report=True)
             conda = to_conda(result, case.conda_dataset, f"{case.name} train (synthetic)",
                              reference=f"reports/{case.name}/report.md")
             write_atomic(rep / "conda.csv", conda)

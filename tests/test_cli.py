@@ -185,7 +185,8 @@ def test_report_never_overwrites_its_json(files):
     assert run("scan", str(files["leaky"]), str(files["eval"]), "--levels", "exact", "--json", str(j)).exit_code == 1
     before = j.read_bytes()
     res = run("report", str(j), "--markdown", str(j))
-    assert res.exit_code == 2 and res.output == f"leakcheck: error: report: {j} is the JSON report itself; write the rendering to another file\n"
+    assert res.exit_code == 2 and res.output == (
+        f"leakcheck: error: --markdown {j} is the JSON report it reads; choose another path: leakcheck never writes over an input\n")
     assert j.read_bytes() == before
 
 

@@ -191,3 +191,66 @@ def test_conda_rejects_separator_in_values(report):
     res = run("conda", str(report), "--dataset", "a;b", "--source", "s")
     assert res.exit_code == 2
     assert res.output == "leakcheck: error: conda: Evaluation Dataset 'a;b' contains ';', '\"' or a line break, which the CONDA file cannot hold\n"
+
+
+# --- issue 8 §6: paths and links relative to the card, whatever the current folder -------------------
+
+
+def _dataset_repo(tmp_path: Path) -> Path:
+    """A dataset repo ``ds/`` with its data under ``data/``; returns the repo folder."""
+    from .conftest import write_jsonl
+
+    ds = tmp_path / "ds"
+    (ds / "data").mkdir(parents=True)
+    rows = [{"id": f"e{i}", "question": f"How many goats does farmer {i} keep in the barn over winter?",
+             "answer": f"Farmer {i} keeps {3 * i} goats, three for each of {i} stalls."} for i in range(6)]
+    write_jsonl(ds / "data" / "test.jsonl", rows)
+    write_jsonl(ds / "data" / "train.jsonl", rows[:2])
+    return ds
+
+
+def _digest(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def test_card_of_a_scan_run_inside_the_repo_written_from_elsewhere(tmp_path, monkeypatch):
+    ds = _dataset_repo(tmp_path)
+    monkeypatch.chdir(ds)  # the scan names the data relative to the repo
+    scan = run("scan", "data/train.jsonl", "data/test.jsonl", "--levels", "exact", "--json", "leaks.json", "--markdown", "leaks.md")
+    assert scan.exit_code == 1, scan.output
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert run("card", "../ds", "--report", "../ds/leaks.json").exit_code == 0
+    text = (ds / "README.md").read_text()
+    assert "full report: [leaks.md](leaks.md)." in text
+    assert f"- eval: `data/test.jsonl` `{_digest(ds / 'data' / 'test.jsonl')}`" in text
+    assert f"- train: `data/train.jsonl` `{_digest(ds / 'data' / 'train.jsonl')}`" in text
+    meta = DatasetCard.load(ds / "README.md").data.to_dict()["leakcheck"]
+    assert (meta["report"], meta["compared"]["eval"]["path"]) == ("leaks.md", "data/test.jsonl")
+    assert meta["compared"]["train"]["files"] == [{"path": "data/train.jsonl", "sha256": _digest(ds / "data" / "train.jsonl")}]
+    monkeypatch.chdir(ds)  # the same card from inside the repo
+    assert run("card", ".", "--report", "leaks.json").exit_code == 0
+    assert (ds / "README.md").read_text() == text
+
+
+def test_card_names_repo_data_relative_to_itself_when_the_scan_used_other_paths(tmp_path, monkeypatch):
+    ds = _dataset_repo(tmp_path)
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert run("scan", str(ds / "data" / "train.jsonl"), "ds/data/test.jsonl", "--levels", "exact",
+               "--json", "reports/leaks.json").exit_code == 1
+    (tmp_path / "link").symlink_to("ds")  # the card reached through a symlink: the link must still resolve
+    assert run("card", "link", "--report", "reports/leaks.json").exit_code == 0
+    text = (ds / "README.md").read_text()
+    assert "full report: [leaks.json](../reports/leaks.json)." in text
+    assert f"- eval: `data/test.jsonl` `{_digest(ds / 'data' / 'test.jsonl')}`" in text
+    assert f"- train: `data/train.jsonl` `{_digest(ds / 'data' / 'train.jsonl')}`" in text
+    assert "| eval | `data/test.jsonl` |" in text
+
+
+def test_card_keeps_paths_of_data_outside_the_repo(tmp_path, report, scanned):  # noqa: F811
+    assert run("card", str(tmp_path / "ds"), "--report", str(report)).exit_code == 0
+    text = (tmp_path / "ds" / "README.md").read_text()
+    assert f"- eval: `{scanned.eval.files[0]}` `{_digest(Path(scanned.eval.files[0]))}`" in text

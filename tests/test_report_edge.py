@@ -333,15 +333,20 @@ def test_ten_thousand_findings_are_capped_with_a_notice():
     from leakcheck.report import html as html_mod, markdown as md_mod
 
     r = make(n=10_000, extra=6_000)
-    page = to_html(r, charts={})
+    page = to_html(r, charts={}, json_report=True)
     t = parse(page)
     assert len(t.rows["findings"]) == html_mod.MAX_ROWS
     assert f"{10_000 - html_mod.MAX_ROWS} more findings are in the JSON report" in page
     assert len(t.rows["near-misses"]) == html_mod.MAX_ROWS and "1000 more near misses are in the JSON report" in page
     assert "1000 more chance target matches" in page and "1000 more duplicate groups" in page
-    md = to_markdown(r)
+    md = to_markdown(r, json_report=True)
     for what, total in (("findings", 10_000), ("near misses", 6_000), ("chance target matches", 6_000), ("duplicate groups", 6_000)):
         assert f"{total - md_mod.MAX_ROWS} more {what} are in the JSON report (this table lists the first {md_mod.MAX_ROWS})." in md
+    # without a JSON report beside them, the reports do not send the reader to one
+    alone = to_markdown(r)
+    assert "in the JSON report" not in alone and "in the JSON report" not in to_html(r, charts={})
+    assert (f"{10_000 - md_mod.MAX_ROWS} more findings are not listed here (this table lists the first {md_mod.MAX_ROWS}); "
+            "the JSON report (scan --json) lists them all.") in alone
 
 
 def test_many_subsets_do_not_break_the_chart():

@@ -28,16 +28,16 @@ True
 from __future__ import annotations
 
 import dataclasses
-
 import hashlib
 import os
 import re
 import urllib.parse
+from collections.abc import Callable
 from typing import Any
 
 from .. import __version__
 from ..config import Policy
-from ..errors import InputError, UsageError
+from ..errors import InputError, OutputError, UsageError
 from ..result import InputInfo, ScanResult
 from . import content
 from ._atomic import write_atomic
@@ -74,16 +74,48 @@ def sha256_file(path: str) -> str:
     return h.hexdigest()
 
 
-def fingerprints(info: InputInfo, root: str | os.PathLike | None = None) -> list[dict[str, str | None]]:
+def _find(path: str, root: str | os.PathLike | None, card_dir: str | None, test: Callable[[str], bool] = os.path.isfile) -> str | None:
+    """Where a data path of the report is now: absolute as it is; relative under ``root`` when given,
+    else beside the card (a scan run in the dataset repo), else in the current folder."""
+    if os.path.isabs(path):
+        candidates = [path]
+    elif root is not None:
+        candidates = [os.path.join(os.fspath(root), path)]
+    else:
+        candidates = ([os.path.join(card_dir, path)] if card_dir else []) + [path]
+    return next((c for c in candidates if test(c)), None)
+
+
+def _as_card_names(path: str, found: str | None, card_dir: str | None) -> str:
+    """``path`` as the dataset repo names it (relative to the card, ``/``-separated) when ``found`` is inside the
+    card's folder, else as the report has it."""
+    if found is None or card_dir is None:
+        return path
+    for a, b in ((os.path.abspath(found), os.path.abspath(card_dir)), (os.path.realpath(found), os.path.realpath(card_dir))):
+        rel = os.path.relpath(a, b)
+        if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+            return rel.replace(os.sep, "/")
+    return path
+
+
+def fingerprints(info: InputInfo, root: str | os.PathLike | None = None, card_dir: str | None = None) -> list[dict[str, str | None]]:
     """sha256 of each data file of one side; ``None`` for a file that is not there (any more).
 
-    Relative paths are taken from ``root`` (default: the current folder), as the scan saw them.
+    A relative path is looked up under ``root`` when given; else in ``card_dir`` (the card's
+    folder), then in the current folder. A file inside the card's folder is named relative to it.
     """
     out = []
     for f in info.files:
-        full = f if os.path.isabs(f) or root is None else os.path.join(os.fspath(root), f)
-        out.append({"path": f, "sha256": sha256_file(full) if os.path.isfile(full) else None})
+        full = _find(f, root, card_dir)
+        out.append({"path": _as_card_names(f, full, card_dir), "sha256": sha256_file(full) if full else None})
     return out
+
+
+def _as_seen_by_card(info: InputInfo, root: str | os.PathLike | None, card_dir: str) -> InputInfo:
+    """``info`` with its path named relative to the card when it lies inside the card's folder."""
+    folder, sep, split = info.path.rpartition("::") if "::" in info.path else (info.path, "", "")
+    shown = _as_card_names(folder, _find(folder, root, card_dir, os.path.exists), card_dir)
+    return dataclasses.replace(info, path=shown + sep + split)
 
 
 def metadata(result: ScanResult, policy: Policy, report_link: str | None, prints: dict[str, list[dict]]) -> dict[str, Any]:
@@ -296,11 +328,14 @@ def update_card(path: str | os.PathLike, result: ScanResult, policy: Policy | No
 
     ``path`` is a ``README.md`` or a folder holding one; a missing card is created from
     the template. ``report_link`` is put in the card as given (a URL or a path relative to
-    the card). ``data_root`` is where the scan's relative data paths start (fingerprints).
+    the card). ``data_root`` is where the scan's relative data paths start (for the
+    fingerprints); without it they are looked up beside the card, then in the current folder.
+    Data inside the card's folder is named relative to the card, whatever the current folder.
     """
     policy = policy or result.policy
     result = dataclasses.replace(result, policy=policy)  # every count below is what this gate judged
     f = card_file(path)
+    card_dir = os.path.dirname(os.path.abspath(f))
     if os.path.exists(f):
         try:
             with open(f, encoding="utf-8", newline="") as fh:
@@ -309,14 +344,17 @@ def update_card(path: str | os.PathLike, result: ScanResult, policy: Policy | No
             raise InputError(f, None, "not UTF-8 text", "a dataset card is a UTF-8 README.md") from None
         check_card(text, f)
     else:
-        folder = os.path.dirname(os.path.abspath(f))
-        if not os.path.isdir(folder) and os.path.isdir(os.path.dirname(folder)):
-            os.mkdir(folder)
-        name = pretty_name or os.path.basename(folder)
-        text = new_card(name, **(template_kwargs or {}))
-    prints = {"eval": fingerprints(result.eval, data_root), "train": fingerprints(result.train, data_root)}
+        text = new_card(pretty_name or os.path.basename(card_dir), **(template_kwargs or {}))
+    result = dataclasses.replace(result, eval=_as_seen_by_card(result.eval, data_root, card_dir),
+                                 train=_as_seen_by_card(result.train, data_root, card_dir))
+    prints = {"eval": fingerprints(result.eval, data_root, card_dir), "train": fingerprints(result.train, data_root, card_dir)}
     meta = metadata(result, policy, report_link, prints)
     new = replace_section(text, section(result, policy, report_link, prints), meta)
     check_card(new, f)
+    if not os.path.isdir(card_dir) and os.path.isdir(os.path.dirname(card_dir)):
+        try:
+            os.mkdir(card_dir)
+        except OSError as exc:
+            raise OutputError(card_dir, exc) from None
     write_atomic(f, new)
     return f

@@ -366,9 +366,21 @@ def duplicates_table(result: ScanResult, limit: int | None = None) -> Table:
     return Table(("kind", "level", "eval ids", "text"), rows, data_cols=frozenset({2, 3}))
 
 
-def more_line(total: int, limit: int, what: str) -> str | None:
-    """The sentence under a table cut at ``limit`` rows; ``None`` when nothing was cut."""
-    return f"{total - limit} more {what} are in the JSON report (this table lists the first {limit})." if total > limit else None
+def more_line(total: int, limit: int, what: str, json_report: bool) -> str | None:
+    """The sentence under a table cut at ``limit`` rows; ``None`` when nothing was cut.
+
+    It points to the JSON report only when one was written (``json_report``).
+
+    >>> more_line(250, 200, "findings", json_report=True)
+    '50 more findings are in the JSON report (this table lists the first 200).'
+    >>> more_line(250, 200, "findings", json_report=False)
+    '50 more findings are not listed here (this table lists the first 200); the JSON report (scan --json) lists them all.'
+    """
+    if total <= limit:
+        return None
+    if json_report:
+        return f"{total - limit} more {what} are in the JSON report (this table lists the first {limit})."
+    return f"{total - limit} more {what} are not listed here (this table lists the first {limit}); the JSON report (scan --json) lists them all."
 
 
 def counts_line(result: ScanResult) -> str:

@@ -8,6 +8,7 @@ from ..config import KINDS
 from ..result import ScanResult
 from ..gate import CLEAN, LEAK, PARTIAL
 from .content import field_levels
+from ._atomic import stream_of
 
 #: Control characters (terminal escape sequences, line breaks), bidi overrides and lone surrogates:
 #: printed as their escapes, so data cannot repaint the terminal, reorder a line or fail to encode.
@@ -23,7 +24,11 @@ def safe(text: object) -> str:
     return _UNSAFE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(text))
 
 
-def render(result: ScanResult, code: int, examples: int = 5) -> str:
+def render(result: ScanResult, code: int, examples: int = 5, json_path: str | None = None) -> str:
+    """The summary printed after a scan; ``json_path`` is the JSON report written with it, if any.
+
+    Beyond the ``examples`` worst leaks, it says how many more there are and where they are listed.
+    """
     s = result.summary()
     lines = [
         f"eval  {safe(result.eval.path)}  [{safe(result.eval.format)}]  {result.eval.records:,} records",
@@ -59,6 +64,13 @@ def render(result: ScanResult, code: int, examples: int = 5) -> str:
             fl = field_levels(f)
             lines.append(f"  eval {safe(f.eval_id)} ~ train {safe(f.train_id)}  {f.kind}/{f.level} {f.score:.2f}"
                          f"{f' ({fl})' if fl else ''}  {safe(f.eval_snippet[:70])}")
+        more = len(result.findings) - len(worst)
+        if more:
+            if json_path is None:
+                lines.append(f"  and {more} more finding{'s' * (more != 1)} (--json FILE lists them all)")
+            else:
+                where = {1: "on standard output", 2: "on standard error"}.get(stream_of(json_path) or 0, safe(json_path))
+                lines.append(f"  and {more} more finding{'s' * (more != 1)} in the JSON report {where}")
     lines.append("")
     verdict = {CLEAN: "OK: no leakage at a gated level", LEAK: "LEAKAGE FOUND", PARTIAL: "PARTIAL SCAN: rows were skipped (pass --allow-partial to accept)"}
     lines.append(verdict.get(code, ""))

@@ -485,3 +485,52 @@ def test_fuzzy_results_do_not_depend_on_the_hash_seed(tmp_path: Path):
     outs = {subprocess.run([sys.executable, "-c", code, str(tr), str(ev)], env={**__import__("os").environ, "PYTHONHASHSEED": s},
                            capture_output=True, text=True, check=True).stdout for s in ("0", "4242")}
     assert len(outs) == 1 and "near" in next(iter(outs))
+
+
+def test_bucket_lookup_finds_what_datasketchs_lsh_query_finds():
+    """The batched band keys give the candidates MinHashLSH.query gives, text by text."""
+    from datasketch import LeanMinHash, MinHashLSH
+
+    rnd = random.Random(5)
+    evals = [Record(f"e{i}", i, " ".join(f"w{rnd.randrange(300)}" for _ in range(30)), None) for i in range(40)]
+    det = fuzzy.build("near", evals, ScanConfig())
+    items = np.flatnonzero(det.size)
+    sig = det.signatures(det.item_h, np.repeat(np.arange(2 * det.E), det.size), 2 * det.E)[items]
+    lsh = MinHashLSH(threshold=0.6, num_perm=128, weights=(0.02, 0.98))
+    for item, hv in zip(items.tolist(), sig):
+        lsh.insert(item, LeanMinHash(seed=1, hashvalues=hv, scheme="affine32"))
+    texts = [" ".join(e.prompt.split()[: rnd.randrange(5, 30)] + [f"x{rnd.randrange(9)}" for _ in range(rnd.randrange(8))]) for e in evals]
+    w = grams.words(texts)
+    h, text_of = grams.ngrams(w, 3)
+    dh, dt, _ = grams.distinct_pairs(h, text_of)
+    tsig = det.signatures(dh, dt, len(texts))
+    got = {(int(c) // (2 * det.E), int(c) % (2 * det.E)) for c in det.candidates(tsig)}
+    want = {(i, it) for i, hv in enumerate(tsig) for it in lsh.query(LeanMinHash(seed=1, hashvalues=hv, scheme="affine32"))}
+    assert got == want and len(want) >= 20
+
+
+def test_the_single_item_overlap_bound_changes_no_result(monkeypatch):
+    """A train text stitched from pieces of many eval items shares most of its shingles with the
+    eval side but few with any one item: skipped unhashed. Skipping nothing gives the same results."""
+    rnd = random.Random(11)
+    evals = [{"id": f"e{i}", "question": " ".join(f"w{rnd.randrange(2000)}" for _ in range(40))} for i in range(60)]
+    trains = []
+    for i in range(300):
+        if i % 3 == 0:  # a near copy (or a near miss) of one item
+            ws = evals[i % 60]["question"].split()
+            for j in rnd.sample(range(40), i % 10):
+                ws[j] = f"z{rnd.randrange(99)}"
+        else:  # five 8-word pieces of five items
+            ws = []
+            for e in rnd.sample(evals, 5):
+                k = rnd.randrange(32)
+                ws += e["question"].split()[k : k + 8]
+        trains.append({"id": str(i), "prompt": " ".join(ws), "response": "ok"})
+    cfg = ScanConfig(levels=("near",), near=NearConfig(near_miss_margin=0.2), max_near_misses=10**6)
+    base = leakcheck.scan(trains, evals, cfg)
+    monkeypatch.setattr(fuzzy.NearDetector, "_best_overlap_bound", lambda self, pairs, alive, n: np.full(n, 10**9))
+    loose = leakcheck.scan(trains, evals, cfg)
+    assert (base.findings, base.near_misses) == (loose.findings, loose.near_misses)
+    assert len(base.findings) > 20 and base.near_misses
+    hashed = base.parameters["levels"]["near"]["train_texts_hashed"], loose.parameters["levels"]["near"]["train_texts_hashed"]
+    assert hashed[0] <= 100 < 250 <= hashed[1], hashed

@@ -39,7 +39,7 @@ from ..canon import normalize
 
 
 _U64 = np.uint64
-_MUL = _U64(0x9E3779B97F4A7C15)  # odd: x -> x * MUL is a bijection mod 2**64
+MUL = _MUL = _U64(0x9E3779B97F4A7C15)  # odd: x -> x * MUL is a bijection mod 2**64
 
 
 @dataclass(frozen=True)
@@ -79,9 +79,17 @@ _RUN = 4
 _CJK = "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 
 
+_SYMBOL = "[^\\w\\s\\x00-\\x1f\\x7f]"
+_SIMPLE = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+|{_SYMBOL}")
+_A_RUN = re.compile(f"({_SYMBOL})\\1{{{_RUN - 1}}}")
+# For hashing: ASCII punctuation may stay in runs (the byte tokenizer splits and collapses them)
+_CHUNKS = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+|[!-/:-@\\[-^`{{-~]+|[^\\w\\s\\x00-\\x7f]")
+_WIDE_RUN = re.compile(f"([^\\w\\s\\x00-\\x7f])\\1{{{_RUN - 1}}}")
+
+
 @functools.cache
-def _token_re() -> re.Pattern[str]:
-    """Words (with their combining marks: Devanagari vowel signs are not ``\\w``), CJK characters, symbols."""
+def _marks() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Combining marks (Devanagari vowel signs are not ``\\w``), and the full token pattern that keeps them in words."""
     marks = [c for c in range(0x20000) if unicodedata.category(chr(c))[0] == "M"] + list(range(0xE0100, 0xE01F0))
     runs: list[list[int]] = []
     for c in marks:
@@ -90,12 +98,28 @@ def _token_re() -> re.Pattern[str]:
         else:
             runs.append([c, c])
     m = "".join(f"{chr(a)}-{chr(b)}" if b > a else chr(a) for a, b in runs)
-    return re.compile(f"[{_CJK}]|(?:[^\\W{_CJK}]|[{m}])+|([^\\w\\s\\x00-\\x1f\\x7f])\\1{{{_RUN - 1},}}|[^\\w\\s\\x00-\\x1f\\x7f]")
+    full = re.compile(f"[{_CJK}]|(?:[^\\W{_CJK}]|[{m}])+|({_SYMBOL})\\1{{{_RUN - 1},}}|{_SYMBOL}")
+    # the quick test: a class within the BMP compiles to a bitmap (with astral ranges sre
+    # walks the ranges, 20x slower); any astral character takes the full pattern
+    bmp = "".join(f"{chr(a)}-{chr(b)}" if b > a else chr(a) for a, b in runs if b <= 0xFFFF)
+    return re.compile(f"[{bmp}]|[\\U00010000-\\U0010ffff]"), full
+
+
+def _spaced(text: str) -> str:
+    """A non-ASCII text as space-separated chunks whose byte tokens (``_words_ascii``) are its :func:`tokens`."""
+    t = normalize(text)
+    if _WIDE_RUN.search(t) is None and _marks()[0].search(t) is None:
+        return " ".join(_CHUNKS.findall(t))
+    return " ".join(tokens(t))
 
 
 def tokens(text: str) -> list[str]:
     """The tokens of one text, as :func:`words` hashes them (a reference, and for non-ASCII texts)."""
-    return [m[1] * _RUN if m[1] else m[0] for m in _token_re().finditer(normalize(text))]
+    t = normalize(text)
+    has_marks, full = _marks()
+    if _A_RUN.search(t) is None and has_marks.search(t) is None:
+        return _SIMPLE.findall(t)  # nearly every text: one C-level pass
+    return [m[1] * _RUN if m[1] else m[0] for m in full.finditer(t)]
 
 
 def words(texts: Sequence[str | None]) -> Words:
@@ -113,7 +137,7 @@ def words(texts: Sequence[str | None]) -> Words:
     nbytes = [len(t) for t in parts]
     if odd:
         for i in odd:
-            parts[i] = t = " ".join(tokens(parts[i]))
+            parts[i] = t = _spaced(parts[i])
             nbytes[i] = len(t.encode("utf-8"))
     # Bounded chunks keep the temporary arrays small.
     sizes = np.asarray(nbytes, dtype=np.int64) + 1
@@ -187,30 +211,25 @@ def _token_bounds(b: np.ndarray, w: np.ndarray, sym: np.ndarray) -> tuple[np.nda
     """Start and end byte of every token, in order, and whether it is a run of one symbol.
 
     Tokens never overlap and are never empty, so their starts and their ends, each read
-    off a byte mask, come out in the same order.
+    off a byte mask, come out in the same order. A byte is in a long run when it and the
+    three before it (or one of the three after it and its predecessors) are one symbol.
     """
     n = len(b)
-    cont = np.zeros(n, dtype=bool)  # a symbol byte equal to the one before it
-    if n:
-        np.logical_and(sym[1:], b[1:] == b[:-1], out=cont[1:])
-    run_first = np.flatnonzero(sym & ~cont)
-    is_sym = np.flatnonzero(sym)
-    run_len = np.diff(np.append(np.searchsorted(is_sym, run_first), len(is_sym)))
-    in_short = np.zeros(n, dtype=bool)
-    in_short[is_sym] = np.repeat(run_len < _RUN, run_len)
+    same = np.zeros(n + 1, dtype=bool)  # same[i]: byte i is a symbol equal to byte i - 1
+    np.logical_and(sym[1:], b[1:] == b[:-1], out=same[1:n])
+    four = np.zeros(n + 3, dtype=bool)  # four[i]: bytes i-3 .. i are one symbol
+    four[3:n] = same[3:n] & same[2 : n - 1] & same[1 : n - 2]
+    run = four[:n] | four[1 : n + 1] | four[2 : n + 2] | four[3 : n + 3]
     start = np.zeros(n + 1, dtype=bool)
     end = np.zeros(n + 1, dtype=bool)
     start[:n] = w
     start[1:n] &= ~w[:-1]
     end[1:] = w
     end[1:n] &= ~w[1:]
-    start[:n] |= sym & (in_short | ~cont)
-    end[1:] |= sym & in_short
-    long_first = run_first[run_len >= _RUN]
-    end[long_first + run_len[run_len >= _RUN]] = True
+    single = sym & ~run
+    start[:n] |= single | (run & ~same[:n])
+    end[1:] |= single | (run & ~same[1:])
     starts, ends = np.flatnonzero(start), np.flatnonzero(end)
-    run = np.zeros(n + 1, dtype=bool)
-    run[long_first] = True
     return starts, ends, run[starts]
 
 
@@ -319,7 +338,11 @@ def distinct_counts(h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndar
 
 
 class HashSet:
-    """A sorted array of distinct hashes with a bitmap in front for fast negative lookups.
+    """Distinct hashes, sorted, with a bitmap in front for fast negative lookups and an
+    open-addressing table (linear probing, at most half full) behind it.
+
+    A lookup costs a bitmap test, then about two table probes for the hashes that pass it:
+    several times cheaper than a binary search over a large ``keys`` array.
 
     >>> s = HashSet(np.array([3, 9, 4], dtype=np.uint64))
     >>> s.find(np.array([4, 5, 9], dtype=np.uint64)).tolist()
@@ -332,6 +355,26 @@ class HashSet:
         self._mask = _U64(bits - 1)
         self._bitmap = np.zeros(bits, dtype=bool)
         self._bitmap[(self.keys & self._mask).astype(np.int64)] = True
+        slots = 1 << max(4, (2 * len(self.keys)).bit_length())
+        self._slot_mask = slots - 1
+        self._slot_key = np.zeros(slots, dtype=_U64)
+        self._slot_idx = np.full(slots, -1, dtype=np.int64)
+        pending = np.arange(len(self.keys), dtype=np.int64)
+        pos = self._home(self.keys)
+        while len(pending):
+            p = pos[pending]
+            free = self._slot_idx[p] < 0
+            slot, first = np.unique(p[free], return_index=True)  # one key per free slot wins
+            won = pending[free][first]
+            self._slot_idx[slot] = won
+            self._slot_key[slot] = self.keys[won]
+            placed = np.zeros(len(self.keys), dtype=bool)
+            placed[won] = True
+            pending = pending[~placed[pending]]
+            pos[pending] = (pos[pending] + 1) & self._slot_mask
+
+    def _home(self, h: np.ndarray) -> np.ndarray:
+        return ((h >> _U64(32)) & _U64(self._slot_mask)).astype(np.int64)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -341,13 +384,16 @@ class HashSet:
         out = np.full(len(h), -1, dtype=np.int64)
         if len(self.keys) == 0 or len(h) == 0:
             return out
-        maybe = np.flatnonzero(self._bitmap[(h & self._mask).astype(np.int64)])
-        if len(maybe):
-            cand = h[maybe]
-            pos = np.searchsorted(self.keys, cand)
-            pos[pos == len(self.keys)] = 0
-            hit = self.keys[pos] == cand
-            out[maybe[hit]] = pos[hit]
+        idx = np.flatnonzero(self._bitmap[(h & self._mask).astype(np.int64)])
+        want = h[idx]
+        p = self._home(want)
+        while len(idx):
+            at = self._slot_idx[p]
+            match = self._slot_key[p] == want
+            match &= at >= 0
+            out[idx[match]] = at[match]
+            go_on = (at >= 0) & ~match
+            idx, want, p = idx[go_on], want[go_on], (p[go_on] + 1) & self._slot_mask
         return out
 
 

@@ -231,9 +231,8 @@ class _Collector:
         self.treader = tspec_ref
         self.scorers = dict(scorers or {})
         self.findings: list[Finding] = []
-        # eval idx -> the best siblings (total order key, finding) and how many there were
+        # eval idx -> its best siblings: (total order key, finding)
         self.siblings: dict[int, list[tuple[tuple, Finding]]] = {}
-        self.sibling_count: dict[int, int] = {}
         self.near_misses: dict[tuple[int, str], tuple[tuple, Finding]] = {}
         self.short = [r.target is not None and len(normalize(r.target)) < config.short_target_chars for r in evals]
         self.target_only: dict[int, _TargetHits] = {}
@@ -380,7 +379,6 @@ class _Collector:
                   "targets_disagree": why}
         f = self._finding(e, t, kind, strong.level, strong.score, ef, ef if kind != "target" else tf, tspec, detail=detail)
         kept = self.siblings.setdefault(ei, [])
-        self.sibling_count[ei] = self.sibling_count.get(ei, 0) + 1
         kept.append(((strong.rank, -strong.score, t.row), f))
         if len(kept) > self.cfg.max_target_hits:  # the best few per eval record, whatever the train order
             kept.sort(key=lambda x: x[0])

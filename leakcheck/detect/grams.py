@@ -277,14 +277,15 @@ def ngram_starts(w: Words, n: int) -> np.ndarray:
 def unique_counts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct values of an integer array and how often each occurs.
 
-    ``np.sort`` of integers is several times faster than ``np.unique`` here.
+    ``np.sort`` of integers is several times faster than ``np.unique`` here; the stable sort
+    (timsort) finds the runs of keys packed text-first, as most callers pack them.
 
     >>> [a.tolist() for a in unique_counts(np.array([3, 1, 3, 3]))]
     [[1, 3], [1, 3]]
     """
     if len(x) == 0:
         return x, np.zeros(0, dtype=np.int64)
-    x = np.sort(x)
+    x = np.sort(x, kind="stable")
     first = np.empty(len(x), dtype=bool)
     first[0] = True
     np.not_equal(x[1:], x[:-1], out=first[1:])
@@ -331,7 +332,7 @@ def distinct_counts(h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndar
     if n_texts >= 1 << 24:  # pragma: no cover - batches are far smaller
         return np.bincount(distinct_pairs(h, text_of)[1], minlength=n_texts)
     key = (text_of.astype(_U64) << _U64(40)) | (h >> _U64(24))
-    key.sort()
+    key.sort(kind="stable")  # sorted by text already: timsort merges runs
     keep = np.ones(len(key), dtype=bool)
     keep[1:] = key[1:] != key[:-1]
     return np.bincount((key[keep] >> _U64(40)).astype(np.int64), minlength=n_texts)
@@ -354,16 +355,18 @@ class HashSet:
         bits = 1 << max(16, min(26, int(len(self.keys) * 32).bit_length()))
         self._mask = _U64(bits - 1)
         self._bitmap = np.zeros(bits, dtype=bool)
-        self._bitmap[(self.keys & self._mask).astype(np.int64)] = True
+        self._bitmap[self.keys & self._mask] = True
         slots = 1 << max(4, (2 * len(self.keys)).bit_length())
         self._slot_mask = slots - 1
+        # 0 marks an empty slot; a key that is 0 (a 1 in 2**64 chance) is looked up apart
+        self._zero = int(np.searchsorted(self.keys, _U64(0))) if len(self.keys) and self.keys[0] == 0 else -1
         self._slot_key = np.zeros(slots, dtype=_U64)
-        self._slot_idx = np.full(slots, -1, dtype=np.int64)
-        pending = np.arange(len(self.keys), dtype=np.int64)
+        self._slot_idx = np.zeros(slots, dtype=np.int64)
+        pending = np.flatnonzero(self.keys != 0)
         pos = self._home(self.keys)
         while len(pending):
             p = pos[pending]
-            free = self._slot_idx[p] < 0
+            free = self._slot_key[p] == 0
             slot, first = np.unique(p[free], return_index=True)  # one key per free slot wins
             won = pending[free][first]
             self._slot_idx[slot] = won
@@ -384,15 +387,16 @@ class HashSet:
         out = np.full(len(h), -1, dtype=np.int64)
         if len(self.keys) == 0 or len(h) == 0:
             return out
-        idx = np.flatnonzero(self._bitmap[(h & self._mask).astype(np.int64)])
+        idx = np.flatnonzero(self._bitmap[h & self._mask])
         want = h[idx]
+        if self._zero >= 0:
+            out[idx[want == 0]] = self._zero
         p = self._home(want)
         while len(idx):
-            at = self._slot_idx[p]
-            match = self._slot_key[p] == want
-            match &= at >= 0
-            out[idx[match]] = at[match]
-            go_on = (at >= 0) & ~match
+            at = self._slot_key[p]
+            match = at == want
+            out[idx[match]] = self._slot_idx[p[match]]
+            go_on = (at != 0) & ~match
             idx, want, p = idx[go_on], want[go_on], (p[go_on] + 1) & self._slot_mask
         return out
 

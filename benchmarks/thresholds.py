@@ -40,7 +40,7 @@ import numpy as np
 
 import leakcheck
 from leakcheck import ContainedConfig, NearConfig, ScanConfig
-from leakcheck.canon import normalize
+from leakcheck.detect.grams import tokens
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEFAULT_NEAR, DEFAULT_CONTAINED = NearConfig(), ContainedConfig()
@@ -122,7 +122,8 @@ def plant_of(train_id: str) -> tuple[str, str] | None:
 # -- direct similarities (no LSH, no template suppression) ---------------------------------------
 
 def words(text: str) -> list[str]:
-    return re.findall(r"\w+", normalize(text))
+    """The tokens the fuzzy levels compare (words, CJK characters, operators and punctuation)."""
+    return tokens(text)
 
 
 def shingles(text: str, k: int) -> set[tuple[str, ...]]:

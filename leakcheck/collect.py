@@ -26,6 +26,9 @@ from .records import Record
 from .result import ChanceMatch, Finding
 
 _RANK = {lv: i for i, lv in enumerate(LEVELS)}
+_FUZZY = frozenset({"near", "contained"})
+#: The matches the other field can confirm or contradict: prompt/prompt, target/target, eval target in the train text.
+_SAME_AND_IN_TEXT = (("prompt", "prompt"), ("target", "target"), ("target", "prompt"))
 SNIPPET = 160
 
 
@@ -118,6 +121,9 @@ class Collector:
         #: ``(shard, finding)``: rows are shard-local until :meth:`finish`
         self.findings: list[tuple[int, Finding]] = []
         self.near_misses: dict[tuple[int, str], tuple[tuple, int, Finding]] = {}
+        #: eval index -> its best siblings: (total order key, shard, finding)
+        self.siblings: dict[int, list[tuple[tuple, int, Finding]]] = {}
+        self.scorers = {lv: p.similarity for lv, p in index.parts.items() if hasattr(p, "similarity")}
         self.short = [has and n < config.short_target_chars for has, n in zip(self.meta.has_target, self.meta.target_lens)]
         self.target_only: dict[int, TargetHits] = {}
         self.stats: dict[str, dict[str, int]] = {}
@@ -155,6 +161,9 @@ class Collector:
 
     def _classify(self, ei: int, t: Record, line: int, slot: dict[tuple[str, str], Best], train: TrainSide) -> None:
         """One eval record against one train record: a pair, or each field on its own."""
+        agreement, covers = self._agreement(ei, t, slot)
+        if agreement is not None and agreement.verdict == "disagree":
+            slot = self._without_siblings(ei, t, line, train, slot, covers, agreement.why)
         pp = slot.get(("prompt", "prompt"))
         tt = slot.get(("target", "target"))
         tip = slot.get(("target", "prompt"))
@@ -162,14 +171,18 @@ class Collector:
         target, target_in = (tt, "target") if tt and not (tip and tip.beats(tt)) else (tip, "prompt")
         if pp and not target:
             target, target_in = self._verify_target_inside(ei, t)
+        agrees = None
+        if pp and not target and self._eval_target(ei) is not None and t.target is not None and not self.short[ei]:
+            target, agrees = self._agreeing_target(ei, t, pp, agreement)
         # A short target ("18", "B") equal by chance must not turn a prompt match into a
         # pair: it stays a chance match, counted apart, and the prompt match stands alone.
         if pp and target and not self.short[ei]:
-            strong = pp if not target.beats(pp) else target
-            self._emit(ei, t, line, train, "pair", strong.level, strong.score, "prompt", "prompt",
-                       detail={"prompt_level": pp.level, "prompt_score": round(pp.score, 4),
-                               "target_level": target.level, "target_score": round(target.score, 4),
-                               "target_in": target_in})
+            strong = pp if agrees or not target.beats(pp) else target
+            detail: dict[str, Any] = {"prompt_level": pp.level, "prompt_score": round(pp.score, 4),
+                                      "target_level": target.level, "target_score": round(target.score, 4), "target_in": target_in}
+            if agrees:
+                detail["target_agrees"] = agrees
+            self._emit(ei, t, line, train, "pair", strong.level, strong.score, "prompt", "prompt", detail=detail)
             if target_in == "target" and tip:
                 self._emit(ei, t, line, train, "target_in_prompt", tip.level, tip.score, "target", "prompt")
         else:
@@ -182,6 +195,87 @@ class Collector:
         pit = slot.get(("prompt", "target"))
         if pit:
             self._emit(ei, t, line, train, "prompt_in_target", pit.level, pit.score, "prompt", "target")
+
+    def _eval_target(self, ei: int) -> str | None:
+        """The eval target's text, where this process has it (an index loaded from a file has none)."""
+        return self.meta.targets[ei] if self.meta.targets is not None else None
+
+    def _agreement(self, ei: int, t: Record, slot: dict[tuple[str, str], Best]) -> tuple[Any, tuple[tuple[str, str], ...]]:
+        """Does the other field agree, when a fuzzy match needs it as evidence? And which matches it speaks for.
+
+        The train target is compared with the eval target; without a verdict there, a
+        fuzzy, not verbatim, prompt match inside a train text that states final answers
+        (a document of worked problems) is checked against those answers.
+        """
+        et = self._eval_target(ei)
+        fuzzy = [b is not None and b.level in _FUZZY for b in map(slot.get, _SAME_AND_IN_TEXT)]
+        if et is None or not any(fuzzy):
+            return None, ()
+        from .detect.agree import answers_in_text, compare  # only when a fuzzy level matched
+
+        a = compare(et, t.target) if t.target is not None else None
+        in_text = [slot[k] for k, f in zip(_SAME_AND_IN_TEXT, fuzzy) if f and k[1] == "prompt"]
+        if (a is None or a.verdict == "unknown") and any(b.score < 1.0 for b in in_text):
+            verdict = answers_in_text(et, t.prompt)
+            if verdict is not None:
+                return verdict, (("prompt", "prompt"), ("target", "prompt"))
+        return a, (("prompt", "prompt"), ("target", "target"))
+
+    def _agreeing_target(self, ei: int, t: Record, pp: Best, known: Any) -> tuple[Best | None, str | None]:
+        """Target evidence from agreement: the targets differ as texts but give the same final answer or program.
+
+        It counts at a fuzzy level (the texts did not match at exact or normalized): the
+        prompt's, or the first that ran, with score 1.0; the pair keeps the prompt's level and
+        score, and the finding says why the targets agree.
+        """
+        fuzzy = [pp.level] if pp.level in _FUZZY else [lv for lv in ("near", "contained") if lv in self.cfg.levels]
+        if not fuzzy:
+            return None, None
+        if known is None:
+            from .detect.agree import compare
+
+            known = compare(self._eval_target(ei), t.target)
+        if known.verdict != "agree":
+            return None, None
+        return Best(_RANK[fuzzy[0]], 1.0, fuzzy[0]), known.why
+
+    def _without_siblings(self, ei: int, t: Record, line: int, train: TrainSide, slot: dict[tuple[str, str], Best],
+                          covers: tuple[tuple[str, str], ...], why: str) -> dict[tuple[str, str], Best]:
+        """Drop the fuzzy matches that a clear disagreement of the targets contradicts.
+
+        Two tasks that differ in one content word are as close as a re-typed copy; a
+        different final answer or different code says which. When nothing else links the
+        records (no exact/normalized field, no other cross-field match) they are siblings,
+        listed apart and never gated.
+        """
+        fuzzy = {k: b for k, b in slot.items() if k in covers and b.level in _FUZZY}
+        rest = {k: b for k, b in slot.items() if k not in fuzzy}
+        if not rest:
+            self._sibling(ei, t, line, train, fuzzy, "prompt" if ("target", "prompt") in covers else "target", why)
+        return rest
+
+    def _sibling(self, ei: int, t: Record, line: int, train: TrainSide, fuzzy: dict[tuple[str, str], Best], tf: str, why: str) -> None:
+        """List two records apart as sibling tasks; ``tf``: the train field the eval target was compared with."""
+        pp, tt = fuzzy.get(("prompt", "prompt")), fuzzy.get(("target", tf))
+        strong = min((b for b in (pp, tt) if b), key=lambda b: (b.rank, -b.score))
+        score = self.scorers.get(strong.level)
+        ps = pp.score if pp else (score(ei, "prompt", t.prompt) if score else None)
+        ts = tt.score if tt else (score(ei, "target", getattr(t, tf)) if score else None)
+        kind = "pair" if pp and tt else "prompt" if pp else "target"
+        ef = "target" if kind == "target" else "prompt"
+        detail = {"prompt_level": pp.level if pp else None, "prompt_score": None if ps is None else round(ps, 4),
+                  "target_level": tt.level if tt else None, "target_score": None if ts is None else round(ts, 4),
+                  "targets_disagree": why}
+        f = self._finding(ei, t, line, train, kind, strong.level, strong.score, ef, ef if kind != "target" else tf, detail=detail)
+        kept = self.siblings.setdefault(ei, [])
+        kept.append(((strong.rank, -strong.score, train.shard, t.row), train.shard, f))
+        self._cap_siblings(ei)
+
+    def _cap_siblings(self, ei: int) -> None:
+        kept = self.siblings[ei]
+        if len(kept) > self.cfg.max_target_hits:  # the best few per eval record, whatever the train order
+            kept.sort(key=lambda x: x[0])
+            del kept[self.cfg.max_target_hits :]
 
     def _verify_target_inside(self, ei: int, t: Record) -> tuple[Best | None, str]:
         """With the prompt found in ``t``, look for the whole eval target in it too.
@@ -259,7 +353,7 @@ class Collector:
     # -- reduce side ----------------------------------------------------------------------------
 
     #: What a worker does not send back: the driver's collector has its own.
-    _TRANSIENT = frozenset({"index", "meta", "groups", "short", "set_of"})
+    _TRANSIENT = frozenset({"index", "meta", "groups", "short", "set_of", "scorers"})
 
     def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k not in self._TRANSIENT}
@@ -282,6 +376,9 @@ class Collector:
                 self.target_only[ei] = st
         for lv, stats in other.stats.items():
             self.count(lv, stats)
+        for ei, kept in other.siblings.items():
+            self.siblings.setdefault(ei, []).extend(kept)
+            self._cap_siblings(ei)
         return self
 
     def finish(self, row_offsets: Sequence[int], row_ids: bool) -> "Collected":
@@ -317,7 +414,8 @@ class Collector:
         for si in sorted(by_set):  # the best max_near_misses per eval set, best first
             ranked = sorted(by_set[si], key=lambda x: x[0])
             near += [globalize(shard, f) for _, shard, f in reversed(ranked[-self.cfg.max_near_misses :])]
-        return Collected(out, chance, near, self.stats)
+        siblings = [globalize(shard, f) for ei in sorted(self.siblings) for _, shard, f in sorted(self.siblings[ei], key=lambda x: x[0])]
+        return Collected(out, chance, near, self.stats, siblings)
 
 
 @dataclass
@@ -328,6 +426,8 @@ class Collected:
     chance: list[ChanceMatch]
     near_misses: list[Finding]
     stats: dict[str, dict[str, int]]
+    #: Fuzzy matches whose reward targets clearly disagree: sibling tasks, never gated.
+    siblings: list[Finding] = field(default_factory=list)
 
 
 def _field(spec: FormatSpec | None, name: str) -> str:

@@ -191,12 +191,16 @@ class NearConfig(_FuzzyLevelConfig):
     num_perm: int = 128
     seed: int = 1
     lsh_fp_weight: float = 0.02
+    #: An eval text left with fewer distinct shingles than this once templates are suppressed
+    #: is not compared here (a Jaccard over one or two shingles is 0, 0.5 or 1 by chance).
+    min_shingles: int = 3
 
     def __post_init__(self) -> None:
         self._check("--near-threshold")
         _check_unit("--lsh-fp-weight", self.lsh_fp_weight, open_top=True)
         _check_count("--shingle", self.shingle)
         _check_count("--num-perm", self.num_perm, low=2)
+        _check_count("min_shingles", self.min_shingles)
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,7 @@ def _pool(ray: Any, shards: int, jobs: int) -> tuple[int, float]:
 def _run(ray: Any, ctx: Any, index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs: int,
          progress: Progress | None) -> Iterator[ShardResult]:
     n, cpus = _pool(ray, len(shards), jobs)
-    index_ref = ray.put(index.to_bytes())
+    index_ref = ray.put(index.to_bytes(with_text=True))
     ds = ray.data.from_items([{"shard": pickle.dumps(s)} for s in shards], override_num_blocks=len(shards))
     out = ds.map_batches(
         _Prober, batch_size=1, batch_format="pyarrow", compute=ray.data.ActorPoolStrategy(size=n), num_cpus=cpus,

@@ -191,6 +191,10 @@ class ScanResult:
     #: The closest near/contained matches under their thresholds: not leaks, shown so a person
     #: can judge the thresholds (GSM8K's same-template pairs land here).
     near_misses: tuple[Finding, ...] = ()
+    #: Fuzzy matches of two records whose reward targets clearly disagree (another final
+    #: answer, other code): sibling tasks, not leaks, never gated. ``detail`` holds both
+    #: fields' levels and scores and why the targets disagree.
+    siblings: tuple[Finding, ...] = ()
     notes: tuple[str, ...] = ()
     created_at: str = ""
     #: The gate the scan was configured with; what :meth:`summary` counts as contaminated.
@@ -238,6 +242,7 @@ class ScanResult:
         cont = self.gated_rows(policy)
         ungated = {f.eval_row for f in self.findings} - cont
         dup_rows = {r for d in self.eval_duplicates for r in d.rows}
+        sib = {f.eval_row for f in self.siblings}
         return {
             "eval_records": total,
             "train_records": self.train.records,
@@ -249,6 +254,7 @@ class ScanResult:
             "chance_target_matches": {"count": len(self.chance), "percent": _pct(len(self.chance), total)},
             "eval_duplicates": {"groups": len(self.eval_duplicates), "records": len(dup_rows)},
             "near_misses": len(self.near_misses),
+            "siblings": {"count": len(sib), "percent": _pct(len(sib), total)},
             # rows = records + skipped on each side: nothing is dropped without a count
             "skipped_rows": {
                 "train": {"count": sum(self.train.skipped.values()), "by_reason": dict(sorted(self.train.skipped.items()))},

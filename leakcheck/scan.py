@@ -356,6 +356,7 @@ def _results(index: EvalIndex, cfg: ScanConfig, tinfo: InputInfo, collected: Any
             chance=tuple(replace(c, target=c.target or target_of(c.eval_row)) for c in collected.chance if c.eval_set == s.name),
             eval_duplicates=s.duplicates,
             near_misses=tuple(fill(f) for f in collected.near_misses if f.eval_set == s.name),
+            siblings=tuple(fill(f) for f in collected.siblings if f.eval_set == s.name),
             notes=tuple(notes.get(s.name, []) + _input_notes(s.info, "eval") + _input_notes(tinfo, "train") + level_notes),
             policy=cfg.policy, created_at=created,
         )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -40,8 +42,14 @@ OTHER_Q = ("Lena has a garden with 4 rows of tulips and 7 tulips in each row. Sh
 OTHER_A = "4 rows of 7 tulips is 4 * 7 = 28 tulips. With 9 more she has 28 + 9 = 37 tulips.\n#### 37"
 
 
+_CJK = "\u3040-\u30ff\u4e00-\u9fff"
+# the tokens of grams.words, written independently: words, CJK characters, every other symbol
+# (a run of 4+ equal symbols as one token of 4)
+_TOKEN = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+|([^\\w\\s])\\1{{3,}}|[^\\w\\s]")
+
+
 def words(text: str) -> list[str]:
-    return re.findall(r"\w+", normalize(text))
+    return [m[1] * 4 if m[1] else m[0] for m in _TOKEN.finditer(normalize(text))]
 
 
 def shingle_set(text: str, k: int) -> set[tuple[str, ...]]:
@@ -49,14 +57,24 @@ def shingle_set(text: str, k: int) -> set[tuple[str, ...]]:
     return {tuple(w[i : i + k]) for i in range(len(w) - k + 1)}
 
 
-def jaccard(a: str, b: str, k: int = 3) -> float:
-    x, y = shingle_set(a, k), shingle_set(b, k)
+def jaccard(a: str, b: str, k: int = 3, drop: frozenset = frozenset()) -> float:
+    x, y = shingle_set(a, k) - drop, shingle_set(b, k) - drop
     return len(x & y) / len(x | y)
 
 
-def containment(eval_text: str, train_text: str, n: int = 13) -> float:
-    x = shingle_set(eval_text, n)
+def containment(eval_text: str, train_text: str, n: int = 13, drop: frozenset = frozenset()) -> float:
+    x = shingle_set(eval_text, n) - drop
     return len(x & shingle_set(train_text, n)) / len(x)
+
+
+def templates(populations: list[list[str]], k: int, share: float = 0.05, min_records: int = 20) -> frozenset:
+    """Shingles in at least ``share`` (and ``min_records``) of the distinct texts of one population."""
+    out: set = set()
+    for texts in populations:
+        distinct = {tuple(words(t)) for t in texts}
+        df = Counter(s for ws in distinct for s in {ws[i : i + k] for i in range(len(ws) - k + 1)})
+        out |= {s for s, c in df.items() if c >= max(min_records, math.ceil(share * len(distinct)))}
+    return frozenset(out)
 
 
 def chat(q: str, a: str) -> dict:
@@ -77,10 +95,11 @@ def test_words_fold_like_normalize():
     texts = ["Straße ẞ and ΣΊΣΥΦΟΣ", "zero\u200bwidth ＡＢＣ ７２ naïve café", "Let's  think\tstep-by-step: x_1 = 2!", "", "¿Qué?"]
     w = grams.words(texts)
     ref = grams.words([" ".join(words(t)) for t in texts])
-    assert w.offsets.tolist() == ref.offsets.tolist() == [0, 4, 9, 17, 17, 18]
+    assert w.offsets.tolist() == ref.offsets.tolist() == [0, 4, 9, 23, 23, 26]
+    assert [len(words(t)) for t in texts] == [4, 5, 14, 0, 3]
     assert np.array_equal(w.hashes, ref.hashes)
     # n-grams are shown as they appear (whitespace collapsed), for the template notes
-    assert w.text(9, 3) == "Let's think"  # let, s, think
+    assert w.text(9, 4) == "Let's think"  # let, ', s, think
 
 
 def test_ngram_hashes_agree_with_python_ngrams():
@@ -122,7 +141,7 @@ def test_near_prompt_leak_scores_verified_jaccard(jsonl):
     r = leakcheck.scan(tr, ev, ALL)
     assert triples(r) == {("q", "1", "prompt", "near")}
     (f,) = r.findings
-    assert f.score == round(jaccard(Q, retyped), 4) == 0.7966
+    assert f.score == round(jaccard(Q, retyped), 4) == 0.8095
     p = r.parameters["levels"]["near"]
     assert (p["shingle"], p["threshold"], p["bands"], p["rows"]) == (3, 0.6, 31, 4)
 
@@ -178,16 +197,28 @@ def test_templates_are_suppressed_and_reported():
     r = leakcheck.scan(tr, ev, FUZZY)
     assert r.findings == ()
     near, cont = r.parameters["levels"]["near"], r.parameters["levels"]["contained"]
-    assert cont["suppressed_ngrams"] == {"eval prompts": 22, "eval targets": 0, "train prompts": 22, "train targets": 0}
-    assert near["suppressed_shingles"]["eval prompts"] == 37
-    note = next(n for n in r.notes if n.startswith("contained: suppressed 22 template n-grams"))
-    assert "Let's think step by step and output the final answer after" in note
-    assert "contained: 24 eval targets shorter than 13 words were checked by exact/normalized only" in r.notes
-    # without suppression the shared frame alone makes unrelated prompts near duplicates
+    evals, _ = leakcheck.load_records(ev)
+    trains, _ = leakcheck.load_records(tr)
+    for level, k, params in (("contained", 13, cont["suppressed_ngrams"]), ("near", 3, near["suppressed_shingles"])):
+        assert params["eval prompts"] == len(templates([[e.prompt for e in evals]], k)), level
+        assert params["train prompts"] == len(templates([[t.prompt for t in trains]], k)), level
+    assert cont["suppressed_ngrams"] == {"eval prompts": 28, "eval targets": 0, "train prompts": 28, "train targets": 0}
+    note = next(n for n in r.notes if n.startswith("contained: suppressed 28 template n-grams"))
+    assert "'the final answer after ####. Show all of your work and check' (100% of eval prompts)" in note
+    assert "contained: 24 eval targets shorter than 13 tokens were checked by exact/normalized only" in r.notes
+    # Without suppression the shared frame alone makes unrelated prompts near duplicates: with
+    # the answers they are siblings (the final answers differ), without them leaks.
     off = FUZZY.with_(near=NearConfig(template_min_records=10**9), contained=ContainedConfig(template_min_records=10**9))
     loud = leakcheck.scan(tr, ev, off)
-    assert len(loud.findings) == 44 and {(f.kind, f.level) for f in loud.findings} == {("prompt", "near")}
-    assert all(f.score < 0.75 for f in loud.findings)
+    assert loud.findings == () and len(loud.siblings) == 224
+    assert {(f.kind, f.level) for f in loud.siblings} == {("prompt", "near")} and all(f.score < 0.8 for f in loud.siblings)
+    assert {f.detail["targets_disagree"].split(":")[0] for f in loud.siblings} == {"final answers differ"}
+    no_answers = leakcheck.scan(tr, [{"id": e.id, "question": e.prompt} for e in evals], off)
+    assert len(no_answers.findings) == 237 and no_answers.siblings == ()
+    # siblings are listed up to max_target_hits (10) per eval record, the strongest first
+    per_eval = Counter(f.eval_id for f in no_answers.findings)
+    assert sum(min(n, 10) for n in per_eval.values()) == 224
+    assert {(f.eval_id, f.train_id) for f in loud.siblings} < {(f.eval_id, f.train_id) for f in no_answers.findings}
 
 
 def test_no_unverified_candidate_reaches_the_report(jsonl):
@@ -215,8 +246,8 @@ def test_short_eval_items_are_counted_not_skipped(jsonl):
     ev = jsonl("eval.jsonl", [{"id": "s", "question": "What is 2+2?", "answer": "4"}, {"id": "q", "question": Q, "answer": A}])
     tr = jsonl("train.jsonl", [{"question": "what is 2 + 2", "answer": "4"}])
     r = leakcheck.scan(tr, ev, FUZZY)
-    assert "contained: 1 eval prompts shorter than 13 words were checked by exact/normalized only" in r.notes
-    assert "near: 1 eval targets shorter than 3 words were checked by exact/normalized only" in r.notes
+    assert "contained: 1 eval prompts shorter than 13 tokens were checked by exact/normalized only" in r.notes
+    assert "near: 1 eval targets shorter than 3 tokens were checked by exact/normalized only" in r.notes
     assert r.parameters["levels"]["contained"]["eval_prompts_too_short"] == 1
 
 
@@ -227,36 +258,45 @@ def _gsm8k(split: str) -> list[dict]:
 
 
 @needs_gsm8k
-def test_gsm8k_train_vs_test_has_no_fuzzy_leak_at_defaults_but_real_overlaps_show_their_scores():
+def test_gsm8k_train_vs_test_has_no_fuzzy_leak_and_its_same_template_pairs_are_siblings():
     train, test = SHARED / "gsm8k" / "train.jsonl", SHARED / "gsm8k" / "test.jsonl"
     default = leakcheck.scan(train, test, FUZZY)
-    assert default.findings == ()
-    # At the defaults they are no leaks, but the report lists them as the closest matches
-    # under the thresholds, with their real scores, for a person to judge. (632 vs 20 at
-    # Jaccard 0.5143 is not among them: LSH tuned for 0.6 makes it a candidate with p ~ 0.89,
-    # and this seed misses it; near misses are best effort, leaks are not.)
+    assert default.findings == () and default.siblings == ()
+    tr, te = _gsm8k("train"), _gsm8k("test")
+    tq, q = te[602]["question"], tr[1314]["question"]
+    near_t = templates([[r["question"] for r in te], [r["answer"] for r in te], [r["question"] for r in tr], [r["answer"] for r in tr]], 3)
+    cont_t = templates([[r["question"] for r in te], [r["answer"] for r in te], [r["question"] for r in tr], [r["answer"] for r in tr]], 13)
+    j, c = round(jaccard(tq, q, drop=near_t), 4), round(containment(tq, q, drop=cont_t), 4)
+    assert (j, c) == (0.5625, 0.5625)  # raw: 0.5758, 0.5625 (". How many" is a template)
+    # At the defaults they are no leaks, but the report lists the closest matches under the
+    # thresholds with their real scores, for a person to judge. (632 vs 20 is not among
+    # them: LSH tuned for 0.6 may miss a candidate that low; near misses are best effort.)
     assert [(f.eval_row, f.train_row, f.kind, f.level, f.score) for f in default.near_misses] == [
-        (602, 1314, "prompt", "near", 0.5862), (602, 1314, "prompt", "contained", 0.5385),
-    ]
-    # Lowered thresholds show the natural overlaps: same-template problems (test 602 "A plane
-    # travels 1200 miles in 3 hours..." vs train 1314/5162 "A train travels 270 miles...").
+        (602, 1314, "prompt", "contained", c), (602, 1314, "prompt", "near", j)]
+    # With lowered thresholds the same-template problems (test 602 "A plane travels 1200 miles
+    # in 3 hours..." vs train 1314/5162 "A train travels 270 miles...") match, and their final
+    # answers tell them apart: siblings, not leaks.
     low = ScanConfig(levels=("near", "contained"), near=NearConfig(threshold=0.5), contained=ContainedConfig(threshold=0.25))
     r = leakcheck.scan(train, test, low)
-    assert {(f.eval_row, f.train_row, f.kind, f.level, f.score) for f in r.findings} == {
-        (602, 1314, "prompt", "near", 0.5862), (602, 5162, "prompt", "near", 0.5862), (632, 20, "prompt", "near", 0.5143),
-    }
-    tq, q = _gsm8k("test")[602]["question"], _gsm8k("train")[1314]["question"]
-    assert round(jaccard(tq, q), 4) == 0.5862 and round(containment(tq, q), 4) == 0.5385
+    assert r.findings == ()
+    assert [(f.eval_row, f.train_row, f.kind, f.level, f.score, f.detail["targets_disagree"]) for f in r.siblings] == [
+        (180, 4737, "target", "contained", 0.25, "final answers differ: 20 vs 85"),
+        (602, 1314, "prompt", "near", j, "final answers differ: 5 vs 2"),
+        (602, 5162, "prompt", "near", j, "final answers differ: 5 vs 2"),
+        (632, 20, "prompt", "near", round(jaccard(te[632]["question"], tr[20]["question"], drop=near_t), 4), "final answers differ: 45 vs 38"),
+    ]
+    assert r.summary()["siblings"] == {"count": 3, "percent": round(100 * 3 / 1319, 2)} and r.summary()["contaminated"]["count"] == 0
     only_contained = leakcheck.scan(train, test, low.with_(levels=("contained",)))
-    assert {(f.eval_row, f.train_row, f.score) for f in only_contained.findings} == {
-        (602, 1314, 0.5385), (602, 5162, 0.5385), (632, 20, 0.2955)}
+    assert only_contained.findings == ()
+    assert {(f.eval_row, f.train_row, f.score) for f in only_contained.siblings} == {
+        (180, 4737, 0.25), (602, 1314, c), (602, 5162, c), (632, 20, round(containment(te[632]["question"], tr[20]["question"], drop=cont_t), 4))}
 
 
 @needs_gsm8k
 def test_gsm8k_planted_leaks(tmp_path: Path):
     train, test = _gsm8k("train"), _gsm8k("test")
     rows = [chat(r["question"], r["answer"]) for r in train[:3000]]
-    # test 0: ~5% of the words replaced (3 of 56)
+    # test 0: ~5% of the words replaced (3 of 56), with the same final answer
     q0 = test[0]["question"]
     retyped = replace_words(q0, {1: "geese", 20: "cakes", 40: "weekly"})
     # test 1: in the middle of a train text with other problems before and after it
@@ -267,11 +307,16 @@ def test_gsm8k_planted_leaks(tmp_path: Path):
     rows += [chat(retyped, "#### 18"), chat(doc, "All solved."), chat(quoted, "Yes.")]
     tr = write_jsonl(tmp_path / "train.jsonl", rows)
     r = leakcheck.scan(tr, SHARED / "gsm8k" / "test.jsonl", ALL)
+    t = templates([[x["question"] for x in test], [x["answer"] for x in test], [x["question"] for x in train[:3000]] + [retyped, doc, quoted],
+                   [x["answer"] for x in train[:3000]] + ["#### 18", "All solved.", "Yes."]], 3)
     got = {(f.eval_row, f.train_row, f.kind, f.level, f.score) for f in r.findings}
-    assert got == {(0, 3000, "prompt", "near", round(jaccard(q0, retyped), 4)),
+    # the retyped question and its answer "#### 18": the final answers agree, a pair
+    assert got == {(0, 3000, "pair", "near", round(jaccard(q0, retyped, drop=t), 4)),
                    (1, 3001, "prompt", "contained", 1.0),
-                   (2, 3002, "target_in_prompt", "near", round(jaccard(test[2]["answer"], quoted), 4))}
-    assert 0.6 <= jaccard(q0, retyped) < 0.7
+                   (2, 3002, "target_in_prompt", "near", round(jaccard(test[2]["answer"], quoted, drop=t), 4))}
+    pair = next(f for f in r.findings if f.kind == "pair")
+    assert pair.detail["target_agrees"] == "same final answer: 18" and pair.detail["target_level"] == "near"
+    assert 0.7 <= jaccard(q0, retyped) < 0.75
 
 
 @needs_mbpp
@@ -422,7 +467,9 @@ def test_texts_without_words_emoji_and_none_targets():
     tr = [{"prompt": "...", "response": "!!!"}, {"prompt": "😀 " + Q + " 🎉", "response": "…"}]
     r = leakcheck.scan(tr, ev, FUZZY)
     assert {(f.eval_id, f.train_id, f.kind, f.level) for f in r.findings} == {("q", "1", "prompt", "near")}
-    assert r.parameters["levels"]["near"]["eval_prompts_too_short"] == 1
+    # "?!... —" is six tokens of punctuation: comparable, and like nothing in train
+    assert r.parameters["levels"]["near"]["eval_prompts_too_short"] == 0
+    assert r.parameters["levels"]["near"]["eval_targets_too_short"] == 1  # two emoji: shorter than a shingle
     det = fuzzy.build("near", [Record("q", 0, Q, None)], ScanConfig())
     assert [m.score for m in det.probe([Record("t", 0, Q, None), Record("u", 1, "", None)])] == [1.0]
 
@@ -438,3 +485,52 @@ def test_fuzzy_results_do_not_depend_on_the_hash_seed(tmp_path: Path):
     outs = {subprocess.run([sys.executable, "-c", code, str(tr), str(ev)], env={**__import__("os").environ, "PYTHONHASHSEED": s},
                            capture_output=True, text=True, check=True).stdout for s in ("0", "4242")}
     assert len(outs) == 1 and "near" in next(iter(outs))
+
+
+def test_bucket_lookup_finds_what_datasketchs_lsh_query_finds():
+    """The batched band keys give the candidates MinHashLSH.query gives, text by text."""
+    from datasketch import LeanMinHash, MinHashLSH
+
+    rnd = random.Random(5)
+    evals = [Record(f"e{i}", i, " ".join(f"w{rnd.randrange(300)}" for _ in range(30)), None) for i in range(40)]
+    det = fuzzy.build("near", evals, ScanConfig())
+    items = np.flatnonzero(det.size)
+    sig = det.signatures(det.item_h, np.repeat(np.arange(2 * det.E), det.size), 2 * det.E)[items]
+    lsh = MinHashLSH(threshold=0.6, num_perm=128, weights=(0.02, 0.98))
+    for item, hv in zip(items.tolist(), sig):
+        lsh.insert(item, LeanMinHash(seed=1, hashvalues=hv, scheme="affine32"))
+    texts = [" ".join(e.prompt.split()[: rnd.randrange(5, 30)] + [f"x{rnd.randrange(9)}" for _ in range(rnd.randrange(8))]) for e in evals]
+    w = grams.words(texts)
+    h, text_of = grams.ngrams(w, 3)
+    dh, dt, _ = grams.distinct_pairs(h, text_of)
+    tsig = det.signatures(dh, dt, len(texts))
+    got = {(int(c) // (2 * det.E), int(c) % (2 * det.E)) for c in det.candidates(tsig)}
+    want = {(i, it) for i, hv in enumerate(tsig) for it in lsh.query(LeanMinHash(seed=1, hashvalues=hv, scheme="affine32"))}
+    assert got == want and len(want) >= 20
+
+
+def test_the_single_item_overlap_bound_changes_no_result(monkeypatch):
+    """A train text stitched from pieces of many eval items shares most of its shingles with the
+    eval side but few with any one item: skipped unhashed. Skipping nothing gives the same results."""
+    rnd = random.Random(11)
+    evals = [{"id": f"e{i}", "question": " ".join(f"w{rnd.randrange(2000)}" for _ in range(40))} for i in range(60)]
+    trains = []
+    for i in range(300):
+        if i % 3 == 0:  # a near copy (or a near miss) of one item
+            ws = evals[i % 60]["question"].split()
+            for j in rnd.sample(range(40), i % 10):
+                ws[j] = f"z{rnd.randrange(99)}"
+        else:  # five 8-word pieces of five items
+            ws = []
+            for e in rnd.sample(evals, 5):
+                k = rnd.randrange(32)
+                ws += e["question"].split()[k : k + 8]
+        trains.append({"id": str(i), "prompt": " ".join(ws), "response": "ok"})
+    cfg = ScanConfig(levels=("near",), near=NearConfig(near_miss_margin=0.2), max_near_misses=10**6)
+    base = leakcheck.scan(trains, evals, cfg)
+    monkeypatch.setattr(fuzzy.NearDetector, "_best_overlap_bound", lambda self, pairs, alive, n: np.full(n, 10**9))
+    loose = leakcheck.scan(trains, evals, cfg)
+    assert (base.findings, base.near_misses) == (loose.findings, loose.near_misses)
+    assert len(base.findings) > 20 and base.near_misses
+    hashed = base.parameters["levels"]["near"]["train_texts_hashed"], loose.parameters["levels"]["near"]["train_texts_hashed"]
+    assert hashed[0] <= 100 < 250 <= hashed[1], hashed

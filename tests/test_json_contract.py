@@ -23,7 +23,7 @@ def _scan(tmp_path):
 def test_report_shape(tmp_path):
     d = to_dict(_scan(tmp_path))
     assert list(d) == ["schema_version", "leakcheck_version", "created_at", "train", "eval", "levels", "parameters",
-                       "summary", "gate", "notes", "findings", "chance_target_matches", "eval_duplicates", "near_misses"]
+                       "summary", "gate", "notes", "findings", "chance_target_matches", "eval_duplicates", "near_misses", "siblings"]
     assert d["schema_version"] == 2 and d["leakcheck_version"] == leakcheck.__version__
     assert d["eval"]["format"] == "gsm8k" and d["train"]["format"] == "openai-messages"
     assert d["eval"]["records"] == 2 and d["train"]["records"] == 2

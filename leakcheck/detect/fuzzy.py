@@ -93,6 +93,8 @@ class _GramIndex:
     template_share: float
     template_min_records: int
     unit = "n-gram"
+    #: Distinct non-template n-grams an eval text needs to be compared at this level.
+    min_evidence = 1
 
     def _index_evals(self, evals: Sequence[Record]) -> None:
         self.E = len(evals)
@@ -158,12 +160,21 @@ class _GramIndex:
     def _rebuild(self) -> None:
         """(Re)build the item index after the template set changed."""
         self.suppressed = np.array(sorted(self.templates), dtype=np.uint64)
+        self._suppressed_set = grams.HashSet(self.suppressed)
         h, item = self._eval_h, self._eval_item
         if len(self.suppressed):
-            keep = ~np.isin(h, self.suppressed)
+            keep = self._suppressed_set.find(h) < 0
             h, item = h[keep], item[keep]
         hs, items, _ = grams.distinct_pairs(h, item)
-        self.size = np.bincount(items, minlength=2 * self.E)
+        size = np.bincount(items, minlength=2 * self.E)
+        if self.min_evidence > 1:
+            # Too little left after the templates: a Jaccard over one or two shingles says nothing.
+            weak = (size > 0) & (size < self.min_evidence)
+            if weak.any():
+                keep = ~weak[items]
+                hs, items = hs[keep], items[keep]
+                size = np.where(weak, 0, size)
+        self.size = size
         # sorted by item then hash: item i's distinct hashes are hs[item_ptr[i]:item_ptr[i+1]]
         self.item_h = hs
         self.item_ptr = np.zeros(2 * self.E + 1, dtype=np.int64)
@@ -258,9 +269,26 @@ class _GramIndex:
     def _train_grams(self, batch: Sequence[Record], field: str) -> tuple[np.ndarray, np.ndarray]:
         h, text_of = grams.ngrams(_CACHE.get(batch, field), self.n)
         if len(self.suppressed) and len(h):
-            keep = ~np.isin(h, self.suppressed)
+            keep = self._suppressed_set.find(h) < 0
             h, text_of = h[keep], text_of[keep]
         return h, text_of
+
+    def similarity(self, eval_idx: int, eval_field: str, text: str | None) -> float | None:
+        """This level's score of one eval field against one text, templates suppressed.
+
+        For reports (the other field's score of a sibling), one pair at a time; ``None`` when
+        the eval field has nothing this level can compare.
+        """
+        item = eval_idx + (self.E if eval_field == "target" else 0)
+        mine = self.item_h[self.item_ptr[item] : self.item_ptr[item + 1]]
+        if len(mine) == 0:
+            return None
+        h = grams.ngrams(grams.words([text]), self.n)[0]
+        if len(self.suppressed):
+            h = h[self._suppressed_set.find(h) < 0]
+        theirs = np.unique(h)
+        inter = len(np.intersect1d(mine, theirs, assume_unique=True))
+        return inter / len(mine) if self.level == "contained" else inter / (len(mine) + len(theirs) - inter)
 
     def _match(self, pos: int, item: int, train_field: str, score: float, below: bool = False) -> Match:
         ef = "prompt" if item < self.E else "target"
@@ -274,6 +302,7 @@ class _GramIndex:
             f"suppressed_{self.unit.replace('-', '')}s": {p: c for p, c in self.suppressed_by.items()},
             "eval_prompts_too_short": self.too_short["prompt"],
             "eval_targets_too_short": self.too_short["target"],
+            f"min_{self.unit.replace('-', '')}s": self.min_evidence,
             "eval_prompts_template_only": self.template_only["prompt"],
             "eval_targets_template_only": self.template_only["target"],
         }
@@ -282,12 +311,13 @@ class _GramIndex:
         out = []
         lv, n, unit = self.level, self.n, self.unit
         if self.too_short["prompt"]:
-            out.append(f"{lv}: {self.too_short['prompt']} eval prompts shorter than {n} words were checked by exact/normalized only")
+            out.append(f"{lv}: {self.too_short['prompt']} eval prompts shorter than {n} tokens were checked by exact/normalized only")
         if self.too_short["target"]:
-            out.append(f"{lv}: {self.too_short['target']} eval targets shorter than {n} words were checked by exact/normalized only")
+            out.append(f"{lv}: {self.too_short['target']} eval targets shorter than {n} tokens were checked by exact/normalized only")
+        what = f"consist of template {unit}s only" if self.min_evidence == 1 else f"have fewer than {self.min_evidence} non-template {unit}s"
         for f in FIELDS:
             if self.template_only[f]:
-                out.append(f"{lv}: {self.template_only[f]} eval {f}s consist of template {unit}s only and were checked by exact/normalized only")
+                out.append(f"{lv}: {self.template_only[f]} eval {f}s {what} and were checked by exact/normalized only")
         if self.templates:
             top = sorted(self.templates.values(), key=lambda t: -t[1])[:_TOP_TEMPLATES]
             where = ", ".join(f"{p}: {c}" for p, c in self.suppressed_by.items() if c)
@@ -353,12 +383,14 @@ class NearDetector(_GramIndex):
 
     Signatures follow datasketch's default ``affine32`` scheme (``MinHash(num_perm, seed)``
     with the low 32 bits of our shingle hash as ``hashfunc``), computed for a whole batch at
-    once. Candidates come from datasketch's ``MinHashLSH``, which also derives the bands/rows
-    from the threshold (weighted by ``lsh_fp_weight`` towards recall: candidates are verified).
+    once. Candidates share a bucket of datasketch's ``MinHashLSH`` banding, whose bands/rows
+    datasketch derives from the threshold (weighted by ``lsh_fp_weight`` towards recall:
+    candidates are verified); the buckets are looked up in NumPy (:meth:`band_keys`).
 
     A train text is hashed only if it can still reach the threshold: Jaccard(A, B) <=
     |A ∩ U| / |A| for U the union of all eval shingles, so texts sharing too few shingles
-    with the whole eval side are skipped without changing any verified result.
+    with the whole eval side are skipped, and so are texts that cannot share enough with any
+    single item (:meth:`_best_overlap_bound`); neither cut changes a verified result.
     """
 
     level = "near"
@@ -372,6 +404,7 @@ class NearDetector(_GramIndex):
         self.low = max(1e-9, c.threshold - c.near_miss_margin)
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
         self.fp_weight = c.lsh_fp_weight
+        self.min_evidence = c.min_shingles
         self.bands, self.rows = _lsh_params(c.threshold, c.num_perm, c.lsh_fp_weight)
         m = _minhash(c.num_perm, c.seed)
         if getattr(m, "scheme", "affine32") != "affine32":  # pragma: no cover - other datasketch
@@ -382,11 +415,61 @@ class NearDetector(_GramIndex):
         else:
             self._index_evals(evals)
 
+    #: Eval shingles held by at least this many items are "frequent" in :meth:`_best_overlap_bound`.
+    _FREQUENT = 16
+
+    def _best_overlap_bound(self, pairs: np.ndarray, alive: np.ndarray, n: int) -> np.ndarray:
+        """Per train text, an upper bound on the shingles it shares with any *one* eval item.
+
+        ``|A ∩ B| <= |A ∩ F| + max_B' |A ∩ B' ∩ R|`` with F the shingles held by many eval
+        items and R the others, counted exactly through R's short posting lists. Text shared
+        with the eval side only through shingles spread over different items (calculator
+        annotations, common code) stops here: on GSM8K answers 50 times fewer texts are
+        hashed than with the union bound alone. ``pairs``: distinct ``text << 32 | key``.
+        """
+        text, key = (pairs >> 32).astype(np.int64), (pairs & 0xFFFFFFFF).astype(np.int64)
+        sel = alive[text]
+        text, key = text[sel], key[sel]
+        frequent = self._df[key] >= self._FREQUENT
+        bound = np.bincount(text[frequent], minlength=n)
+        row, item = self.postings.expand(key[~frequent])
+        if len(row):
+            both, count = grams.unique_counts(text[~frequent][row] * (2 * self.E) + item)
+            owner = both // (2 * self.E)
+            starts = np.flatnonzero(np.diff(owner, prepend=-1))
+            bound[owner[starts]] += np.maximum.reduceat(count, starts)
+        return bound
+
     def _rebuild(self) -> None:
         super()._rebuild()
+        self._df = np.diff(self.postings.ptr)
         items = np.flatnonzero(self.size)
         sig = self.signatures(self.item_h, np.repeat(np.arange(2 * self.E), self.size), 2 * self.E)[items]
-        self.lsh = _Bands(sig, items, self.bands, self.rows)
+        self.bucket_index = grams.Postings(self.band_keys(sig).ravel(), np.repeat(items, self.bands))
+
+    def band_keys(self, sig: np.ndarray) -> np.ndarray:
+        """``len(sig)`` x ``bands`` keys: band ``i`` is rows ``i*r .. (i+1)*r`` of a signature.
+
+        Two signatures share a key exactly when they agree on all rows of one band (up to
+        64-bit collisions, which only add candidates to verify): datasketch's
+        ``MinHashLSH`` buckets, looked up for a whole batch at once instead of one query
+        per text.
+        """
+        b, r = self.bands, self.rows
+        rows = sig[:, : b * r].reshape(len(sig), b, r).astype(np.uint64)
+        key = np.broadcast_to(np.arange(1, b + 1, dtype=np.uint64), (len(sig), b)).copy()
+        for j in range(r):
+            key = grams.mix64(key * grams.MUL + rows[:, :, j])
+        return key
+
+    def candidates(self, sig: np.ndarray) -> np.ndarray:
+        """Distinct ``(text, item)`` pairs sharing an LSH bucket, packed as ``text * 2E + item``, sorted."""
+        keys = self.band_keys(sig).ravel()
+        k = self.bucket_index.set.find(keys)
+        hit = np.flatnonzero(k >= 0)
+        row, item = self.bucket_index.expand(k[hit])
+        text = hit[row] // self.bands
+        return grams.unique_counts(text * (2 * self.E) + item)[0]
 
     def signatures(self, h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndarray:
         """MinHash signatures (``n_texts`` x ``num_perm``, uint32); ``text_of`` must be sorted.
@@ -403,11 +486,6 @@ class NearDetector(_GramIndex):
             ids = t[starts]
             out[ids] = np.minimum(out[ids], np.minimum.reduceat(phv, starts, axis=0))
         return out
-
-    def _lean(self, hashvalues: np.ndarray):  # -> datasketch.LeanMinHash
-        from datasketch import LeanMinHash
-
-        return LeanMinHash(seed=self.seed, hashvalues=hashvalues, scheme="affine32")
 
     def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:
         """Matches of ``batch``; ``stats`` (if given) counts texts hashed, candidates and verified pairs."""
@@ -436,20 +514,18 @@ class NearDetector(_GramIndex):
             alive &= shared >= t * size_a - 1e-9
             if not alive.any():
                 continue
+            alive &= self._best_overlap_bound(pairs, alive, n) >= t * size_a - 1e-9
+            if not alive.any():
+                continue
             keep = alive[text_of]
-            hs, ts = h[keep], text_of[keep]
             texts = np.flatnonzero(alive)
-            local = np.searchsorted(texts, ts)
+            # distinct shingles of each surviving text, contiguous per text
+            dh, dt, _ = grams.distinct_pairs(h[keep], np.searchsorted(texts, text_of[keep]))
             stats["train_texts_hashed"] += len(texts)
-            sig = self.signatures(hs, local, len(texts))
-            # only texts that can still reach the threshold get here: few enough for
-            # datasketch's own LSH index, one query each
-            cand = [li * (2 * self.E) + it for li, found in enumerate(self.lsh.query(sig)) for it in sorted(found)]
+            cand = self.candidates(self.signatures(dh, dt, len(texts))).tolist()
             if not cand:
                 continue
             stats["lsh_candidates"] += len(cand)
-            # distinct shingles of each hashed text, contiguous per text
-            dh, dt, _ = grams.distinct_pairs(hs, local)
             ptr = np.searchsorted(dt, np.arange(len(texts) + 1))
             for c in cand:
                 li, it = divmod(int(c), 2 * self.E)
@@ -491,41 +567,6 @@ def _minhash(num_perm: int, seed: int):  # -> datasketch.MinHash, for its permut
     from datasketch import MinHash
 
     return MinHash(num_perm=num_perm, seed=seed)
-
-
-class _Bands:
-    """Banded LSH over MinHash signatures: two texts are candidates when one band agrees in all rows.
-
-    The same candidates as datasketch's ``MinHashLSH`` with these bands and rows (it keys its
-    tables on each band's values too), built with NumPy in milliseconds, so a saved index loads
-    fast; it holds signatures only.
-    """
-
-    def __init__(self, sig: np.ndarray, items: np.ndarray, bands: int, rows: int):
-        self.bands, self.rows = bands, rows
-        ids = items.tolist()
-        self.tables: list[dict[bytes, list[int]]] = []
-        for keys in self._keys(sig):
-            table: dict[bytes, list[int]] = {}
-            for k, it in zip(keys, ids):
-                table.setdefault(k, []).append(it)
-            self.tables.append(table)
-
-    def _keys(self, sig: np.ndarray) -> Iterator[list[bytes]]:
-        step = self.rows * 4
-        for b in range(self.bands):
-            blob = np.ascontiguousarray(sig[:, b * self.rows : (b + 1) * self.rows]).tobytes()
-            yield [blob[j : j + step] for j in range(0, len(blob), step)]
-
-    def query(self, sig: np.ndarray) -> list[set[int]]:
-        """For each signature (row of ``sig``), the items sharing a band with it."""
-        found: list[set[int]] = [set() for _ in range(len(sig))]
-        for table, keys in zip(self.tables, self._keys(sig)):
-            for j, k in enumerate(keys):
-                hit = table.get(k)
-                if hit:
-                    found[j].update(hit)
-        return found
 
 
 def _fmix32(h: np.ndarray) -> np.ndarray:

@@ -1,38 +1,45 @@
-"""Words, word n-grams and their document frequencies, hashed for a whole batch at once.
+"""Tokens, token n-grams and their document frequencies, hashed for a whole batch at once.
 
-Words are the ``\\w+`` runs of :func:`leakcheck.canon.normalize`'d text, except that every
-Han ideograph and kana character is a word by itself (Chinese and Japanese have no spaces).
-Each word becomes a 64-bit hash computed on the bytes of the whole batch at once; an n-gram hash is a
-polynomial combination of its ``n`` word hashes, computed for every position of the
-concatenated batch with ``n`` vectorized multiply-adds, then mixed. Nothing here loops
-over words or n-grams in Python.
+Tokens of :func:`leakcheck.canon.normalize`'d text are the ``\\w+`` runs (words), every Han
+ideograph and kana character (Chinese and Japanese have no spaces), and every other
+non-space character (operators and punctuation: ``x == 0`` and ``x < 0`` differ); a run of
+four or more of one such character (``-----``, ``=====``) is a single token, whatever its
+length. Each token becomes a 64-bit hash computed on the bytes of the whole batch at once; an
+n-gram hash is a polynomial combination of its ``n`` token hashes, computed for every
+position of the concatenated batch with ``n`` vectorized multiply-adds, then mixed. Nothing
+here loops over tokens or n-grams in Python (except for the rare token over 64 bytes).
 
 >>> w = words(["The cat sat on the mat.", "", "the CAT sat"])
 >>> w.text(1, 3)
 'cat sat on'
 >>> w.offsets.tolist()
-[0, 6, 6, 9]
+[0, 7, 7, 10]
 >>> h, text_of = ngrams(w, 3)
 >>> text_of.tolist()
-[0, 0, 0, 0, 2]
->>> bool(h[0] == h[4])  # "the cat sat" in text 0 and text 2
+[0, 0, 0, 0, 0, 2]
+>>> bool(h[0] == h[5])  # "the cat sat" in text 0 and text 2
 True
+>>> tokens("if x<=0: return -1  # ======")
+['if', 'x', '<', '=', '0', ':', 'return', '-', '1', '#', '====']
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+import xxhash
 
 from ..canon import normalize
 
 
 _U64 = np.uint64
-_MUL = _U64(0x9E3779B97F4A7C15)  # odd: x -> x * MUL is a bijection mod 2**64
+MUL = _MUL = _U64(0x9E3779B97F4A7C15)  # odd: x -> x * MUL is a bijection mod 2**64
 
 
 @dataclass(frozen=True)
@@ -61,19 +68,66 @@ class Words:
 
 _LOW_BYTES = np.array([(1 << (8 * i)) - 1 for i in range(8)] + [(1 << 64) - 1], dtype=_U64)
 _CHUNK_BYTES = 1 << 22
+#: Tokens longer than this are hashed one by one with xxh3 (linear in their length); shorter
+#: ones 8 bytes per vectorized step. A 10 MB token took a million steps.
+_VECTOR_MAX = 64
+#: A run of this many or more of one symbol character is one token, hashed as this many.
+_RUN = 4
 # Scripts written without spaces: each Han ideograph or kana is a word of its own, so a
 # Chinese or Japanese text has n-grams at all (as one ``\w+`` run a whole clause would be a
 # single word, and an unpunctuated question shorter than ``n`` words: never matchable).
 _CJK = "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-_WORD_RE = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+")
+
+
+_SYMBOL = "[^\\w\\s\\x00-\\x1f\\x7f]"
+_SIMPLE = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+|{_SYMBOL}")
+_A_RUN = re.compile(f"({_SYMBOL})\\1{{{_RUN - 1}}}")
+# For hashing: ASCII punctuation may stay in runs (the byte tokenizer splits and collapses them)
+_CHUNKS = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+|[!-/:-@\\[-^`{{-~]+|[^\\w\\s\\x00-\\x7f]")
+_WIDE_RUN = re.compile(f"([^\\w\\s\\x00-\\x7f])\\1{{{_RUN - 1}}}")
+
+
+@functools.cache
+def _marks() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Combining marks (Devanagari vowel signs are not ``\\w``), and the full token pattern that keeps them in words."""
+    marks = [c for c in range(0x20000) if unicodedata.category(chr(c))[0] == "M"] + list(range(0xE0100, 0xE01F0))
+    runs: list[list[int]] = []
+    for c in marks:
+        if runs and runs[-1][1] == c - 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    m = "".join(f"{chr(a)}-{chr(b)}" if b > a else chr(a) for a, b in runs)
+    full = re.compile(f"[{_CJK}]|(?:[^\\W{_CJK}]|[{m}])+|({_SYMBOL})\\1{{{_RUN - 1},}}|{_SYMBOL}")
+    # the quick test: a class within the BMP compiles to a bitmap (with astral ranges sre
+    # walks the ranges, 20x slower); any astral character takes the full pattern
+    bmp = "".join(f"{chr(a)}-{chr(b)}" if b > a else chr(a) for a, b in runs if b <= 0xFFFF)
+    return re.compile(f"[{bmp}]|[\\U00010000-\\U0010ffff]"), full
+
+
+def _spaced(text: str) -> str:
+    """A non-ASCII text as space-separated chunks whose byte tokens (``_words_ascii``) are its :func:`tokens`."""
+    t = normalize(text)
+    if _WIDE_RUN.search(t) is None and _marks()[0].search(t) is None:
+        return " ".join(_CHUNKS.findall(t))
+    return " ".join(tokens(t))
+
+
+def tokens(text: str) -> list[str]:
+    """The tokens of one text, as :func:`words` hashes them (a reference, and for non-ASCII texts)."""
+    t = normalize(text)
+    has_marks, full = _marks()
+    if _A_RUN.search(t) is None and has_marks.search(t) is None:
+        return _SIMPLE.findall(t)  # nearly every text: one C-level pass
+    return [m[1] * _RUN if m[1] else m[0] for m in full.finditer(t)]
 
 
 def words(texts: Sequence[str | None]) -> Words:
-    """Tokenize and hash a batch of texts; ``None`` counts as a text without words.
+    """Tokenize and hash a batch of texts; ``None`` counts as a text without tokens.
 
     ASCII texts, nearly all of them, are lower-cased, split and hashed on their bytes in
-    NumPy; the others are first normalized and reduced to their words joined by spaces.
-    A word's hash is a polynomial hash of its bytes, mixed.
+    NumPy; the others are first reduced to their :func:`tokens` joined by spaces. A token's
+    hash is a polynomial hash of its bytes, mixed.
     """
     parts = ["" if t is None else t for t in texts]
     if not parts:
@@ -83,7 +137,7 @@ def words(texts: Sequence[str | None]) -> Words:
     nbytes = [len(t) for t in parts]
     if odd:
         for i in odd:
-            parts[i] = t = " ".join(_WORD_RE.findall(normalize(parts[i])))
+            parts[i] = t = _spaced(parts[i])
             nbytes[i] = len(t.encode("utf-8"))
     # Bounded chunks keep the temporary arrays small.
     sizes = np.asarray(nbytes, dtype=np.int64) + 1
@@ -113,10 +167,13 @@ def words(texts: Sequence[str | None]) -> Words:
 
 
 def _words_ascii(parts: list[str], sizes: np.ndarray) -> Words:
-    """Words of texts that are ASCII or already reduced to space-separated words.
+    """Tokens of texts that are ASCII or already reduced to space-separated tokens.
 
-    A word is read as little-endian 8-byte integers straight from the byte buffer (one
-    unaligned load per 8 bytes), combined and mixed.
+    A token is read as little-endian 8-byte integers straight from the byte buffer (one
+    unaligned load per 8 bytes), combined and mixed. Token boundaries come from byte
+    classes: word bytes (``\\w`` in ASCII, or any byte of a multi-byte character), symbol
+    bytes (the other printable ASCII characters, one token each, or one per run of
+    ``_RUN`` or more equal ones) and the rest (spaces, control characters).
     """
     blob = "\x00".join(parts).encode("utf-8")
     # text i occupies bytes [text_start[i], text_start[i] + size[i] - 1), one separator after it
@@ -124,32 +181,56 @@ def _words_ascii(parts: list[str], sizes: np.ndarray) -> Words:
     np.cumsum(sizes[:-1], out=text_start[1:])
     b = np.frombuffer(blob, dtype=np.uint8)
     n = len(b)
-    # \w in ASCII, or any byte of a multi-byte character; comparisons beat a table lookup
+    # comparisons beat a table lookup
     low = b | np.uint8(32)
     w = ((low - np.uint8(97)) < 26) | ((b - np.uint8(48)) < 10) | (b == 95) | (b >= 128)
-    edge = np.zeros(n + 1, dtype=bool)
-    np.not_equal(w[1:], w[:-1], out=edge[1:-1])
-    if n:
-        edge[0], edge[-1] = w[0], w[-1]
-    runs = np.flatnonzero(edge)
-    starts, ends = runs[0::2], runs[1::2]
+    sym = ((b - np.uint8(33)) < 94) & ~w
+    starts, ends, run = _token_bounds(b, w, sym)
     padded = np.zeros(n + 8, dtype=np.uint8)
     padded[:n] = b | (((b - np.uint8(65)) < 26).view(np.uint8) << np.uint8(5))  # A-Z -> a-z
     at = np.ndarray((n + 1,), dtype="<u8", buffer=padded, strides=(1,))  # 8 bytes from any offset
-    lengths = (ends - starts).astype(_U64)
+    lengths = np.where(run, _RUN, ends - starts).astype(_U64)
     h = at[starts] & _LOW_BYTES[np.minimum(lengths, 8)]
-    long = np.flatnonzero(lengths > 8)
+    long = np.flatnonzero((lengths > 8) & (lengths <= _VECTOR_MAX))
     k = 8
     while len(long):
         rest = lengths[long] - _U64(k)
         h[long] = mix64(h[long]) + (at[starts[long] + k] & _LOW_BYTES[np.minimum(rest, 8)])
         long = long[rest > 8]
         k += 8
+    for i in np.flatnonzero(lengths > _VECTOR_MAX).tolist():
+        h[i] = xxhash.xxh3_64_intdigest(padded[starts[i] : ends[i]].tobytes())
     hashes = mix64(h ^ (lengths * _MUL))
     offsets = np.empty(len(parts) + 1, dtype=np.int64)
     offsets[:-1] = np.searchsorted(starts, text_start)
     offsets[-1] = len(starts)
     return Words(hashes, offsets, blob, starts, ends)
+
+
+def _token_bounds(b: np.ndarray, w: np.ndarray, sym: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Start and end byte of every token, in order, and whether it is a run of one symbol.
+
+    Tokens never overlap and are never empty, so their starts and their ends, each read
+    off a byte mask, come out in the same order. A byte is in a long run when it and the
+    three before it (or one of the three after it and its predecessors) are one symbol.
+    """
+    n = len(b)
+    same = np.zeros(n + 1, dtype=bool)  # same[i]: byte i is a symbol equal to byte i - 1
+    np.logical_and(sym[1:], b[1:] == b[:-1], out=same[1:n])
+    four = np.zeros(n + 3, dtype=bool)  # four[i]: bytes i-3 .. i are one symbol
+    four[3:n] = same[3:n] & same[2 : n - 1] & same[1 : n - 2]
+    run = four[:n] | four[1 : n + 1] | four[2 : n + 2] | four[3 : n + 3]
+    start = np.zeros(n + 1, dtype=bool)
+    end = np.zeros(n + 1, dtype=bool)
+    start[:n] = w
+    start[1:n] &= ~w[:-1]
+    end[1:] = w
+    end[1:n] &= ~w[1:]
+    single = sym & ~run
+    start[:n] |= single | (run & ~same[:n])
+    end[1:] |= single | (run & ~same[1:])
+    starts, ends = np.flatnonzero(start), np.flatnonzero(end)
+    return starts, ends, run[starts]
 
 
 def mix64(h: np.ndarray) -> np.ndarray:
@@ -196,14 +277,15 @@ def ngram_starts(w: Words, n: int) -> np.ndarray:
 def unique_counts(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sorted distinct values of an integer array and how often each occurs.
 
-    ``np.sort`` of integers is several times faster than ``np.unique`` here.
+    ``np.sort`` of integers is several times faster than ``np.unique`` here; the stable sort
+    (timsort) finds the runs of keys packed text-first, as most callers pack them.
 
     >>> [a.tolist() for a in unique_counts(np.array([3, 1, 3, 3]))]
     [[1, 3], [1, 3]]
     """
     if len(x) == 0:
         return x, np.zeros(0, dtype=np.int64)
-    x = np.sort(x)
+    x = np.sort(x, kind="stable")
     first = np.empty(len(x), dtype=bool)
     first[0] = True
     np.not_equal(x[1:], x[:-1], out=first[1:])
@@ -250,14 +332,18 @@ def distinct_counts(h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndar
     if n_texts >= 1 << 24:  # pragma: no cover - batches are far smaller
         return np.bincount(distinct_pairs(h, text_of)[1], minlength=n_texts)
     key = (text_of.astype(_U64) << _U64(40)) | (h >> _U64(24))
-    key.sort()
+    key.sort(kind="stable")  # sorted by text already: timsort merges runs
     keep = np.ones(len(key), dtype=bool)
     keep[1:] = key[1:] != key[:-1]
     return np.bincount((key[keep] >> _U64(40)).astype(np.int64), minlength=n_texts)
 
 
 class HashSet:
-    """A sorted array of distinct hashes with a bitmap in front for fast negative lookups.
+    """Distinct hashes, sorted, with a bitmap in front for fast negative lookups and an
+    open-addressing table (linear probing, at most half full) behind it.
+
+    A lookup costs a bitmap test, then about two table probes for the hashes that pass it:
+    several times cheaper than a binary search over a large ``keys`` array.
 
     >>> s = HashSet(np.array([3, 9, 4], dtype=np.uint64))
     >>> s.find(np.array([4, 5, 9], dtype=np.uint64)).tolist()
@@ -269,7 +355,29 @@ class HashSet:
         bits = 1 << max(16, min(26, int(len(self.keys) * 32).bit_length()))
         self._mask = _U64(bits - 1)
         self._bitmap = np.zeros(bits, dtype=bool)
-        self._bitmap[(self.keys & self._mask).astype(np.int64)] = True
+        self._bitmap[self.keys & self._mask] = True
+        slots = 1 << max(4, (2 * len(self.keys)).bit_length())
+        self._slot_mask = slots - 1
+        # 0 marks an empty slot; a key that is 0 (a 1 in 2**64 chance) is looked up apart
+        self._zero = int(np.searchsorted(self.keys, _U64(0))) if len(self.keys) and self.keys[0] == 0 else -1
+        self._slot_key = np.zeros(slots, dtype=_U64)
+        self._slot_idx = np.zeros(slots, dtype=np.int64)
+        pending = np.flatnonzero(self.keys != 0)
+        pos = self._home(self.keys)
+        while len(pending):
+            p = pos[pending]
+            free = self._slot_key[p] == 0
+            slot, first = np.unique(p[free], return_index=True)  # one key per free slot wins
+            won = pending[free][first]
+            self._slot_idx[slot] = won
+            self._slot_key[slot] = self.keys[won]
+            placed = np.zeros(len(self.keys), dtype=bool)
+            placed[won] = True
+            pending = pending[~placed[pending]]
+            pos[pending] = (pos[pending] + 1) & self._slot_mask
+
+    def _home(self, h: np.ndarray) -> np.ndarray:
+        return ((h >> _U64(32)) & _U64(self._slot_mask)).astype(np.int64)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -279,13 +387,17 @@ class HashSet:
         out = np.full(len(h), -1, dtype=np.int64)
         if len(self.keys) == 0 or len(h) == 0:
             return out
-        maybe = np.flatnonzero(self._bitmap[(h & self._mask).astype(np.int64)])
-        if len(maybe):
-            cand = h[maybe]
-            pos = np.searchsorted(self.keys, cand)
-            pos[pos == len(self.keys)] = 0
-            hit = self.keys[pos] == cand
-            out[maybe[hit]] = pos[hit]
+        idx = np.flatnonzero(self._bitmap[h & self._mask])
+        want = h[idx]
+        if self._zero >= 0:
+            out[idx[want == 0]] = self._zero
+        p = self._home(want)
+        while len(idx):
+            at = self._slot_key[p]
+            match = at == want
+            out[idx[match]] = self._slot_idx[p[match]]
+            go_on = (at != 0) & ~match
+            idx, want, p = idx[go_on], want[go_on], (p[go_on] + 1) & self._slot_mask
         return out
 
 

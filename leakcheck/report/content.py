@@ -326,13 +326,31 @@ def near_miss_text(result: ScanResult) -> str:
             "per eval record and level: not counted, not gated; shown so a person can judge the thresholds.")
 
 
-def findings_table(result: ScanResult, limit: int | None = None, near_misses: bool = False) -> Table:
-    """The leaks, or with ``near_misses`` the closest matches under the thresholds."""
-    fs = result.near_misses if near_misses else result.findings
+SIBLINGS_TITLE = "Sibling tasks (not leaks)"
+
+
+def siblings_text(result: ScanResult) -> str:
+    return ("Fuzzy matches whose reward targets clearly disagree (another final answer, other code): different tasks "
+            "that read alike, such as 'the sum of the negative numbers' and 'of the positive numbers'. Not counted, not gated; "
+            "each row gives both fields' scores and why the targets disagree.")
+
+
+def sibling_cell(f: Finding) -> str:
+    """The level of a sibling with both fields' scores and the reason, e.g. ``near (prompt 0.67, target 0.39: code differs ...)``."""
+    d = f.detail or {}
+    score = lambda k: "-" if d.get(k) is None else f"{d[k]:.2f}"  # noqa: E731
+    return f"{f.level} (prompt {score('prompt_score')}, target {score('target_score')}: {d.get('targets_disagree', '')})"
+
+
+def findings_table(result: ScanResult, limit: int | None = None, near_misses: bool = False, siblings: bool = False) -> Table:
+    """The leaks; with ``near_misses`` the closest matches under the thresholds; with ``siblings`` the sibling tasks."""
+    fs = result.near_misses if near_misses else result.siblings if siblings else result.findings
     fs = fs if limit is None else fs[:limit]
-    rows = tuple((f.eval_id, f.train_id, f"`{f.kind}`", level_cell(f), f"{f.score:.2f}", f.eval_snippet, f.train_snippet) for f in fs)
+    cell = sibling_cell if siblings else level_cell
+    rows = tuple((f.eval_id, f.train_id, f"`{f.kind}`", cell(f), f"{f.score:.2f}", f.eval_snippet, f.train_snippet) for f in fs)
+    # a sibling's reason quotes the data (its answers)
     return Table(("eval id", "train id", "kind", "level", "score", "eval text", "train text"), rows,
-                 numeric=frozenset({4}), data_cols=frozenset({0, 1, 5, 6}))
+                 numeric=frozenset({4}), data_cols=frozenset({0, 1, 5, 6} | ({3} if siblings else set())))
 
 
 def chance_table(result: ScanResult, limit: int | None = None) -> Table:

@@ -242,6 +242,10 @@ def to_html(result: ScanResult, policy: Policy | None = None, title: str = "Trai
         p += [f"<h2>{content.NEAR_MISS_TITLE}</h2>", f"<p>{html.escape(content.near_miss_text(result))}</p>",
               table(content.findings_table(result, MAX_ROWS, near_misses=True), "near-misses", sortable=True, text_cols=frozenset({5, 6})),
               _more(len(result.near_misses), "near misses", json_report)]
+    if result.siblings:
+        p += [f"<h2>{content.SIBLINGS_TITLE}</h2>", f"<p>{html.escape(content.siblings_text(result))}</p>",
+              table(content.findings_table(result, MAX_ROWS, siblings=True), "siblings", sortable=True, text_cols=frozenset({5, 6})),
+              _more(len(result.siblings), "siblings", json_report)]
     if result.chance:
         p += ["<h2>Chance target matches (not gated by default)</h2>", table(content.chance_table(result, MAX_ROWS), "chance", sortable=True),
               _more(len(result.chance), "chance target matches", json_report)]

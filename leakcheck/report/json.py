@@ -41,6 +41,7 @@ def to_dict(result: ScanResult, policy: Policy | None = None) -> dict[str, Any]:
         "chance_target_matches": [c.to_dict() for c in result.chance],
         "eval_duplicates": [d.to_dict() for d in result.eval_duplicates],
         "near_misses": [f.to_dict() for f in result.near_misses],
+        "siblings": [f.to_dict() for f in result.siblings],
     }
 
 

@@ -76,7 +76,7 @@ def _check(d: dict[str, Any]) -> None:
         _need(isinstance(i.get("unread", []), list) and all(
             isinstance(u, dict) and set(u) == {"path", "reason"} and _strs(list(u.values())) for u in i.get("unread", [])),
             f"{side}.unread must be a list of {{path, reason}} objects")
-    for key in ("findings", "near_misses"):
+    for key in ("findings", "near_misses", "siblings"):
         fs = d.get(key, [])
         _need(isinstance(fs, list), f"{key} must be a list")
         for n, f in enumerate(fs):
@@ -117,6 +117,7 @@ def from_dict(d: dict[str, Any]) -> ScanResult:
             for e in d["eval_duplicates"]
         ),
         near_misses=tuple(Finding(**f) for f in d.get("near_misses", ())),
+        siblings=tuple(Finding(**f) for f in d.get("siblings", ())),
         notes=tuple(d.get("notes", ())),
         created_at=d.get("created_at", ""),
     )
@@ -133,6 +134,7 @@ def load_report(path: str | os.PathLike) -> tuple[ScanResult, Policy]:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         if isinstance(exc, json.JSONDecodeError) and not exc.doc.strip():
             raise InputError(p, None, "empty file", "pass the JSON report written by leakcheck scan --json") from None
+        # an unterminated string runs to the end of the file: cut short too
         cut = isinstance(exc, json.JSONDecodeError) and (exc.pos >= len(exc.doc.rstrip()) or exc.msg.startswith("Unterminated string"))
         raise InputError(p, None, f"not a JSON file ({exc})" + ("; it ends too early, as if cut short" if cut else ""),
                          "pass the JSON report written by leakcheck scan --json") from None

@@ -112,6 +112,9 @@ def to_markdown(result: ScanResult, policy: Policy | None = None, title: str = "
     if result.near_misses:
         out += [f"## {content.NEAR_MISS_TITLE}", "", content.near_miss_text(result), ""]
         out += table(content.findings_table(result, MAX_ROWS, near_misses=True)) + _more(len(result.near_misses), "near misses", json_report) + [""]
+    if result.siblings:
+        out += [f"## {content.SIBLINGS_TITLE}", "", content.siblings_text(result), ""]
+        out += table(content.findings_table(result, MAX_ROWS, siblings=True)) + _more(len(result.siblings), "siblings", json_report) + [""]
     if result.chance:
         out += ["## Chance target matches (not gated by default)", ""] + table(content.chance_table(result, MAX_ROWS))
         out += _more(len(result.chance), "chance target matches", json_report) + [""]

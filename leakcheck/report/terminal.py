@@ -46,6 +46,8 @@ def render(result: ScanResult, code: int, examples: int = 5, json_path: str | No
     lines.append(f"{'gated' if ng['count'] else 'any':<18}{c['count']:>13}{c['percent']:>8.2f}")
     if ng["count"]:
         lines.append(f"not gated by --fail-on (information only): {ng['count']} eval records")
+    if s["siblings"]["count"]:
+        lines.append(f"sibling tasks (targets disagree; not gated): {s['siblings']['count']} eval records")
     if s["chance_target_matches"]["count"]:
         lines.append(f"chance target matches (not gated): {s['chance_target_matches']['count']} eval records")
     if s["eval_duplicates"]["groups"]:

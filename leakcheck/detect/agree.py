@@ -1,0 +1,416 @@
+"""Do two reward targets agree? The other field as evidence for a fuzzy prompt match.
+
+Two prompts that differ in one content word ("perimeter of a square" / "of a rectangle",
+"sum of the negative numbers" / "of the positive numbers") are as close as a copy with one
+word re-typed; their reward targets tell them apart. :func:`compare` answers ``agree``,
+``disagree`` or ``unknown``, with the reason, by the first rule that applies to both texts:
+
+1. **Final answers**: GSM8K's ``#### 18`` (a number or formula on a line of its own, not a
+   Markdown heading), the last ``\\boxed{...}``, or a trailing "the answer is 18", compared after light LaTeX/number canonicalisation (``1,000`` = ``1000``,
+   ``\\dfrac12`` = ``\\frac{1}{2}`` = ``0.5``). Different answers: ``disagree``.
+2. **Code** (a fenced block, a Python program, or lines that end like C/Java/JS): Python
+   is compared as its syntax tree without docstrings, ``pass``, unreachable statements
+   after ``return``/``raise``/``break``/``continue``, with ``range(0, n)`` as ``range(n)``
+   and every name the program binds (arguments, variables, nested functions) renamed in
+   order of appearance. Names it does not bind (``len``, ``sum``, modules) are kept, so
+   ``len(x)`` and ``sum(x)`` differ, and so are the names of its top-level functions and
+   classes (case-folded): tests call them. Other languages are compared as tokens without comments: equal
+   is ``agree``; equal up to a consistent renaming of identifiers is ``unknown`` (a renamed
+   copy, or another function called: no parser to tell); anything else ``disagree``.
+3. **Short answers** (both under 40 characters after :func:`~leakcheck.canon.normalize`):
+   equal texts agree; numbers and formulas (a digit, ``$`` or ``\\``) are compared as
+   answers, numbers as numbers. ``unknown`` for other short texts that differ ("Paris" /
+   "Ok.": a reply is not an answer), when one contains the other ("18" / "18 dollars") and
+   for option letters (``B`` / ``C``: the options may be listed in another order). A final
+   answer is compared with a short text only when that text is a number or formula.
+4. Anything else (prose, rubrics, one side code and the other prose): ``unknown``.
+
+``disagree`` is meant to be *clear*: the same program re-typed with other names and layout
+agrees; two programs that differ in one operator do not.
+
+>>> compare("... so 6 + 12 = 18.\\n#### 18", "#### 18").verdict
+'agree'
+>>> compare("... 8 * 4 = 32\\n#### 32", "... 8 * 5 = 40\\n#### 40").why
+'final answers differ: 32 vs 40'
+>>> compare("def neg(a):\\n    return a < 0", "def NEG(x):  # negative?\\n    return x < 0").verdict
+'agree'
+>>> compare("def neg(a):\\n    return a < 0", "def neg(a):\\n    return a > 0").why
+'code differs (compared without comments, docstrings, layout and the names it binds)'
+>>> targets_agree("B", "C"), targets_agree("Paris", "The capital of France is Paris.")
+('unknown', 'unknown')
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Literal
+
+from ..canon import normalize
+from .grams import tokens
+
+Verdict = Literal["agree", "disagree", "unknown"]
+SHORT_CHARS = 40
+
+
+@dataclass(frozen=True, slots=True)
+class Agreement:
+    """A verdict on two reward targets and the one-line reason for it (shown in reports)."""
+
+    verdict: Verdict
+    why: str
+
+
+def targets_agree(eval_target: str | None, train_target: str | None) -> Verdict:
+    """``"agree"``, ``"disagree"`` or ``"unknown"``; see :func:`compare` for the reason."""
+    return compare(eval_target, train_target).verdict
+
+
+def compare(eval_target: str | None, train_target: str | None) -> Agreement:
+    """Compare two reward targets by the first rule that applies to both (module docstring)."""
+    if eval_target is None or train_target is None:
+        return Agreement("unknown", "a target is missing")
+    a, b = _view(eval_target), _view(train_target)
+    if a.answer is not None and b.answer is not None:
+        return _same_answer(a.answer, b.answer, "final answers")
+    if a.code is not None and b.code is not None:
+        return _same_code(a.code, b.code)
+    if a.short is not None and b.short is not None:
+        if a.short == b.short or (_answer_like(a.short) and _answer_like(b.short)):
+            return _same_answer(a.short, b.short, "short answers", texts=True)
+        return Agreement("unknown", f"short texts differ but are not both answers ({_show(a.short)} / {_show(b.short)})")
+    for x, y in ((a.answer, b.short), (a.short, b.answer)):
+        if x is not None and y is not None and _answer_like(x) and _answer_like(y):
+            return _same_answer(x, y, "final answers", texts=True)
+    return Agreement("unknown", "no final answer or code on both sides")
+
+
+def _answer_like(s: str) -> bool:
+    """A number or a formula: a short text that can only be an answer ("Ok." or "Sure!" is a reply)."""
+    return any(c.isdigit() for c in s) or "\\" in s or "$" in s
+
+
+@dataclass(frozen=True, slots=True)
+class _View:
+    answer: str | None  # an explicit final answer
+    code: tuple[str, str] | None  # ("py", canonical dump) or ("lex", source without comments)
+    short: str | None  # the whole text, when short
+
+
+@lru_cache(maxsize=4096)
+def _view(text: str) -> _View:
+    """What the rules look at in one target (cached: an eval target is compared many times)."""
+    answer = final_answer(text)
+    code = _code_of(text) if answer is None else None
+    norm = normalize(text)
+    short = norm.rstrip(".") if len(norm) < SHORT_CHARS and code is None and answer is None else None
+    return _View(answer, code, short)
+
+
+# -- final answers ----------------------------------------------------------------------------
+
+_HASHES = re.compile(r"^\s*####\s*(.+?)\s*$", re.M)
+_ANSWER_IS = re.compile(r"(?:final answer|the answer)\s*(?:is|:)\s*\$?\s*(-?[\d.,/]*\d)", re.I)
+
+
+def final_answer(text: str) -> str | None:
+    """The explicit final answer of a solution, or ``None``.
+
+    >>> final_answer("2 + 3 = 5 apples. So the answer is $\\\\boxed{\\\\dfrac{5}{2}}$.")
+    '\\\\dfrac{5}{2}'
+    >>> final_answer("Half of 10 is 5.\\n#### 5"), final_answer("It is 5.")
+    ('5', None)
+    """
+    found = [a for a in _HASHES.findall(text) if _formula(a)]
+    if found:
+        return found[-1]
+    boxed = _last_boxed(text)
+    if boxed is not None:
+        return boxed
+    found = _ANSWER_IS.findall(text[-300:])
+    return found[-1] if found else None
+
+
+def _formula(answer: str) -> bool:
+    """A number or formula, not a Markdown heading: ``#### 18`` is GSM8K's answer, ``#### Step 2`` a title."""
+    return _answer_like(answer) and not re.search(r"(?<!\\)\b[A-Za-z]{3,}", answer)
+
+
+def _last_boxed(text: str) -> str | None:
+    i = max(text.rfind("\\boxed"), text.rfind("\\fbox"))
+    return _boxed_at(text, i) if i >= 0 else None
+
+
+def _boxed_at(text: str, i: int) -> str | None:
+    j = text.find("{", i)
+    if j < 0 or text[i:j].strip("\\boxedfbox ") != "":
+        return None
+    depth = 0
+    for k in range(j, min(len(text), j + 2000)):
+        depth += {"{": 1, "}": -1}.get(text[k], 0)
+        if depth == 0:
+            return text[j + 1 : k].strip()
+    return None
+
+
+_BOXED = re.compile(r"\\(?:boxed|fbox)\b")
+
+
+def answers_in_text(eval_target: str | None, text: str | None) -> Agreement | None:
+    """The eval's final answer against every final answer written in a train text.
+
+    A document of worked problems that holds a *sibling* of the eval problem holds the
+    sibling's answer, not the eval's: ``disagree`` when the text states final answers
+    (``####`` lines, ``\\boxed{}``) and none is the eval's; ``None`` otherwise (no answers
+    to compare, or the eval's is among them: a document may hold many problems).
+
+    >>> answers_in_text("...\\n#### 5", "Problem 1: ...\\n#### 2\\nProblem 2: ... $\\\\boxed{40}$").why
+    "final answers in the train text (2, 40) do not include the eval's (5)"
+    >>> answers_in_text("...\\n#### 5", "Problem 1: ...\\n#### 5\\nProblem 2: ... $\\\\boxed{40}$") is None
+    True
+    """
+    mine = final_answer(eval_target) if eval_target else None
+    if mine is None or not text:
+        return None
+    theirs = [a for a in _HASHES.findall(text) if _formula(a)] + [b for m in _BOXED.finditer(text) if (b := _boxed_at(text, m.start())) is not None]
+    if not theirs:
+        return None
+    want = canonical_answer(mine)
+    if any(canonical_answer(a) == want for a in theirs):
+        return None
+    shown = ", ".join(dict.fromkeys(_show(a, 12) for a in theirs[:5]))
+    return Agreement("disagree", f"final answers in the train text ({shown}) do not include the eval's ({_show(mine, 12)})")
+
+
+_LATEX_DROP = re.compile(r"\\left|\\right|\\displaystyle|\\[!,;: ]|\$|\\\$|\^\{?\\circ\}?|\\%|%|\s+")
+_TEXT = re.compile(r"\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}")
+_FRAC_SHORT = re.compile(r"\\frac(\d)(\d)")
+_FRAC = re.compile(r"^(-?)\\frac\{(-?\d+)\}\{(-?\d+)\}$")
+_NUMBER = re.compile(r"^-?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?$")
+
+
+def canonical_answer(answer: str) -> str | Fraction:
+    """A final answer as a number when it is one, else as LaTeX without layout.
+
+    >>> canonical_answer("1,000"), canonical_answer("\\\\dfrac12"), canonical_answer("$x^2 + 1$")
+    (Fraction(1000, 1), Fraction(1, 2), 'x^2+1')
+    """
+    t = normalize(answer)
+    t = _TEXT.sub(r"\1", t)
+    t = t.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
+    t = _LATEX_DROP.sub("", t)
+    t = _FRAC_SHORT.sub(r"\\frac{\1}{\2}", t).rstrip(".")
+    m = _FRAC.match(t)
+    if m and int(m[3]) != 0:
+        return Fraction(int(m[2]), int(m[3])) * (-1 if m[1] else 1)
+    if _NUMBER.match(t) and any(c.isdigit() for c in t):
+        return Fraction(t.replace(",", ""))
+    if re.fullmatch(r"-?\d+/\d+", t) and not t.endswith("/0"):
+        return Fraction(t)
+    return t
+
+
+_LETTER = re.compile(r"^\(?([a-j])\)?$")
+
+
+def _same_answer(a: str, b: str, what: str, texts: bool = False) -> Agreement:
+    """Compare two answers; ``texts``: one is a whole short target, which may say more than the answer."""
+    ca, cb = canonical_answer(a), canonical_answer(b)
+    if ca == cb:
+        return Agreement("agree", f"same {what[:-1]}: {_show(a)}")
+    if isinstance(ca, str) and isinstance(cb, str) and _LETTER.match(ca) and _LETTER.match(cb):
+        return Agreement("unknown", f"option letters differ ({_show(a)} vs {_show(b)}); the options may be in another order")
+    if texts and _inside(tokens(a), tokens(b)):
+        return Agreement("unknown", f"one short answer contains the other ({_show(a)} / {_show(b)})")
+    return Agreement("disagree", f"{what} differ: {_show(a)} vs {_show(b)}")
+
+
+def _inside(x: list[str], y: list[str]) -> bool:
+    """One token list occurs as a contiguous run inside the other."""
+    if len(x) > len(y):
+        x, y = y, x
+    return any(y[i : i + len(x)] == x for i in range(len(y) - len(x) + 1))
+
+
+def _show(s: str, n: int = 30) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+# -- code ---------------------------------------------------------------------------------------
+
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.S)
+_CODE_END = (";", "{", "}", ")", ":")
+
+
+def _code_of(text: str) -> tuple[str, str] | None:
+    """The canonical form of the program in ``text``, or ``None`` when it is not code."""
+    fenced = _FENCE.findall(text)
+    src = "\n".join(fenced) if fenced else text
+    tree = _parse_python(src)
+    if tree is not None and (fenced or _is_program(tree)):
+        return ("py", _canonical_python(tree))
+    lines = [ln.strip() for ln in src.splitlines() if ln.strip()]
+    if fenced or (len(lines) >= 2 and sum(ln.endswith(_CODE_END) for ln in lines) * 2 >= len(lines)):
+        return ("lex", _strip_comments(src))
+    return None
+
+
+def _parse_python(src: str) -> ast.Module | None:
+    src = src.replace("\r\n", "\n").replace("\t", "    ")
+    for attempt in (src, textwrap.dedent(src), "def _body():\n" + textwrap.indent(textwrap.dedent(src), "    ")):
+        try:
+            return ast.parse(attempt)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return None
+
+
+def _is_program(tree: ast.Module) -> bool:
+    """More than one bare expression: ``18`` and ``Paris`` parse as Python too."""
+    return any(not isinstance(s, ast.Expr) for s in ast.walk(tree) if isinstance(s, ast.stmt))
+
+
+_TERMINAL = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+class _Canon(ast.NodeTransformer):
+    """Drops docstrings, ``pass`` and dead code; renames bound names in order of appearance.
+
+    The names of top-level functions and classes are kept (case-folded, like every token
+    of the fuzzy levels): tests call them by name, and ``square_perimeter`` with the body
+    of ``rombus_perimeter`` answers another task.
+    """
+
+    def __init__(self, bound: set[str], kept: dict[str, str]):
+        self.bound = bound
+        self.kept = kept
+        self.names: dict[str, str] = {}
+
+    def _name(self, n: str) -> str:
+        if n not in self.bound:
+            return self.kept.get(n, n)
+        return self.names.setdefault(n, f"_v{len(self.names)}")
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and stmts and isinstance(stmts[0], ast.stmt):
+                setattr(node, field, _live(stmts, docstring=field == "body" and isinstance(
+                    node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))))
+        super().generic_visit(node)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        node.id = self._name(node.id)
+        return node
+
+    def visit_arg(self, node: ast.arg) -> ast.AST:
+        node.arg, node.annotation = self._name(node.arg), None
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        node.name, node.returns = self._name(node.name), None
+        return self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        node.name = self._name(node.name)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if (isinstance(f, ast.Name) and f.id == "range" and len(node.args) == 2 and not node.keywords
+                and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0):
+            node.args = node.args[1:]
+        return node
+
+
+def _live(stmts: list[ast.stmt], docstring: bool) -> list[ast.stmt]:
+    out: list[ast.stmt] = []
+    for i, s in enumerate(stmts):
+        if docstring and i == 0 and isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+            continue
+        if isinstance(s, ast.Pass):
+            continue
+        out.append(s)
+        if isinstance(s, _TERMINAL):
+            break
+    return out or [ast.Pass()]
+
+
+def _interface(tree: ast.Module) -> set[str]:
+    """Functions and classes defined at the top (and their methods): the names tests call."""
+    body = tree.body
+    if len(body) == 1 and isinstance(body[0], ast.FunctionDef) and body[0].name == "_body":
+        return set()
+    out: set[str] = set()
+    for s in body:
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(s.name)
+        if isinstance(s, ast.ClassDef):
+            out.update(m.name for m in s.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return out
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    """Names the program itself binds: what a re-typed copy may rename without changing it."""
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return bound - {"_body"}
+
+
+def _canonical_python(tree: ast.Module) -> str:
+    keep = _interface(tree)
+    tree = _Canon(_bound_names(tree) - keep, {n: n.lower() for n in keep}).visit(tree)
+    return ast.dump(tree, annotate_fields=False, include_attributes=False)
+
+
+_COMMENT = re.compile(r"(?<![:\"'])//[^\n]*|/\*.*?\*/|^\s*#(?!include|define|import|pragma)[^\n]*", re.M | re.S)
+
+
+def _strip_comments(src: str) -> str:
+    return _COMMENT.sub(" ", src)
+
+
+def _same_code(a: tuple[str, str], b: tuple[str, str]) -> Agreement:
+    if a[0] == b[0] == "py":
+        if a[1] == b[1]:
+            return Agreement("agree", "same code (compared without comments, docstrings, layout and the names it binds)")
+        return Agreement("disagree", "code differs (compared without comments, docstrings, layout and the names it binds)")
+    ta, tb = tokens(a[1]), tokens(b[1])
+    if ta == tb:
+        return Agreement("agree", "same code (compared as tokens, without comments and layout)")
+    if len(ta) == len(tb) and _renaming(ta, tb):
+        return Agreement("unknown", "code equal up to renamed identifiers (not parsed: renamed variables or other functions)")
+    return Agreement("disagree", "code differs (compared as tokens, without comments and layout)")
+
+
+_IDENT = re.compile(r"[^\W\d]\w*$")
+
+
+def _renaming(ta: list[str], tb: list[str]) -> bool:
+    """True when ``tb`` is ``ta`` with identifiers consistently renamed (a bijection)."""
+    fwd: dict[str, str] = {}
+    back: dict[str, str] = {}
+    for x, y in zip(ta, tb):
+        if not _IDENT.match(x) or not _IDENT.match(y):
+            if x != y:
+                return False
+        elif fwd.setdefault(x, y) != y or back.setdefault(y, x) != x:
+            return False
+    return True

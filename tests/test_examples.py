@@ -72,3 +72,18 @@ def test_chat_small_planted_leaks():
     expected = {(x["eval_id"], str(x["train_row"]), kind[x["field"]], x["match"]) for x in exp["leaks"]}
     assert {(f.eval_id, f.train_id, f.kind, f.level) for f in r.findings} == expected
     assert len(expected) == 5
+
+
+def test_readme_names_every_format_as_reported():
+    """The README's format table and the names the report gives agree."""
+    import re
+
+    from leakcheck.formats import FORMAT_NAMES
+
+    from .conftest import REPO
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("| format | prompt |"):]
+    table = table[: table.index("\n\n")]
+    named = set(re.findall(r"`([a-z0-9_+-]+)`", "\n".join(line.split("|")[1] for line in table.splitlines()[2:])))
+    assert named == set(FORMAT_NAMES)

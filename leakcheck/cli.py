@@ -29,6 +29,7 @@ from .config import (
 )
 from .errors import LeakcheckError, UsageError
 from .report._atomic import check_outputs, on_signal, stream_of
+from .report.terminal import render
 
 EXIT_ERROR = 2
 
@@ -139,72 +140,216 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
     )
 
 
+def _level_options(f: Any) -> Any:
+    """The options that pick levels and their knobs (shared by scan and index)."""
+    opts = [
+        click.option("--levels", help="Levels to run, comma-separated: exact,normalized,near,contained (default: all)."),
+        click.option("--prompt-field", help="Dotted path of the prompt on both sides, e.g. messages[0].content."),
+        click.option("--target-field", help="Dotted path of the reward target, e.g. reward_model.ground_truth ('none': no target)."),
+        click.option("--eval-prompt-field", help="Prompt path for the eval side only."),
+        click.option("--eval-target-field", help="Target path for the eval side only."),
+        click.option("--id-field", help="Dotted path of the record id (default: id, prompt_id, task_id, extra_info.index, ... else row number)."),
+        click.option("--group-field", help="Dotted path of a group key such as a conversation id (default: conv_id if present)."),
+        click.option("--on-error", type=click.Choice(["fail", "skip"]), help="Bad rows: fail (default) or skip and count them."),
+        click.option("--short-target-chars", type=int, help="Target matches shorter than this are chance matches (default 20)."),
+        click.option("--near-threshold", type=float, help="Jaccard threshold of the near level (default 0.6)."),
+        click.option("--shingle", type=int, help="Word shingle size of the near level (default 3)."),
+        click.option("--num-perm", type=int, help="MinHash permutations of the near level (default 128)."),
+        click.option("--ngram", type=int, help="n of the contained level's word n-grams (default 13)."),
+        click.option("--contained-threshold", type=float, help="Share of an eval item's n-grams that must occur in one train record (default 0.6)."),
+        click.option("--template-share", type=float,
+                     help="n-grams/shingles in at least this share of a file's texts are template, ignored by near/contained (default 0.05; 1 turns it off)."),
+        click.option("--lsh-fp-weight", type=float,
+                     help="Weight of false positives in choosing LSH bands/rows (default 0.02: favour recall, candidates are verified)."),
+        click.option("--name", "names", multiple=True, metavar="NAME=PATH",
+                     help="Name an eval set (default: from its file name, e.g. test for test.jsonl, gsm8k-test for gsm8k::test). Repeatable."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _named_evals(paths: tuple[str, ...], names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """``(name, path)`` per eval input, names from ``--name NAME=PATH`` or the path."""
+    from .scan import name_of
+
+    given: dict[str, str] = {}
+    for item in names:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise UsageError(f"--name {item!r}: write NAME=PATH, e.g. --name gsm8k-test=data/test.jsonl")
+        if path not in paths:
+            raise UsageError(f"--name {item!r}: {path} is not one of the eval inputs ({', '.join(paths) or 'none'})")
+        given[path] = name
+    return [(given.get(p) or name_of(p, i), p) for i, p in enumerate(paths)]
+
+
 @main.command()
-@click.argument("train", type=click.Path())
-@click.argument("eval", type=click.Path())
-@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the JSON report here.")
+@click.argument("paths", nargs=-1, required=True, metavar="TRAIN [EVAL]...")
+@click.option("--index", "indexes", multiple=True, type=click.Path(dir_okay=False),
+              help="A saved eval index (from leakcheck index) to scan against; repeatable, and may be combined with EVAL files.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the JSON report here (several eval sets: one file each, NAME inserted).")
 @click.option("--markdown", "md_path", type=click.Path(dir_okay=False), help="Write the Markdown report here (charts as PNG files beside it).")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False), help="Write the self-contained HTML report here.")
-@click.option("--levels", help="Levels to run, comma-separated: exact,normalized,near,contained (default: all).")
 @click.option("--fail-on", help="What fails the gate, items OR-ed: levels (that level or stronger), kinds, kind:level, all, chance, "
               "any (all + chance), none. Default: all (every finding at every level that ran).")
-@click.option("--prompt-field", help="Dotted path of the prompt on both sides, e.g. messages[0].content.")
-@click.option("--target-field", help="Dotted path of the reward target, e.g. reward_model.ground_truth ('none': no target).")
+@_level_options
 @click.option("--train-prompt-field", help="Prompt path for the train side only.")
 @click.option("--train-target-field", help="Target path for the train side only.")
-@click.option("--eval-prompt-field", help="Prompt path for the eval side only.")
-@click.option("--eval-target-field", help="Target path for the eval side only.")
-@click.option("--id-field", help="Dotted path of the record id (default: id, prompt_id, task_id, extra_info.index, ... else row number).")
-@click.option("--group-field", help="Dotted path of a group key such as a conversation id (default: conv_id if present).")
-@click.option("--on-error", type=click.Choice(["fail", "skip"]), help="Bad rows: fail (default) or skip and count them.")
 @click.option("--allow-partial", is_flag=True, default=None, help="With --on-error skip: exit 0 instead of 3 when rows were skipped and nothing leaked.")
-@click.option("--short-target-chars", type=int, help="Target matches shorter than this are chance matches (default 20).")
 @click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
-@click.option("--near-threshold", type=float, help="Jaccard threshold of the near level (default 0.6).")
-@click.option("--shingle", type=int, help="Word shingle size of the near level (default 3).")
-@click.option("--num-perm", type=int, help="MinHash permutations of the near level (default 128).")
-@click.option("--ngram", type=int, help="n of the contained level's word n-grams (default 13).")
-@click.option("--contained-threshold", type=float, help="Share of an eval item's n-grams that must occur in one train record (default 0.6).")
-@click.option("--template-share", type=float,
-              help="n-grams/shingles in at least this share of a file's texts are template, ignored by near/contained (default 0.05; 1 turns it off).")
-@click.option("--lsh-fp-weight", type=float,
-              help="Weight of false positives in choosing LSH bands/rows (default 0.02: favour recall, candidates are verified).")
+@click.option("-j", "--jobs", type=int, help="Processes probing the train side (default: all cores; 1: this process only). Results do not depend on it.")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
+              help="local: this machine (--jobs processes); ray: Ray Data on a Ray cluster (pip install 'leakcheck[ray]').")
+@click.option("--ray-address", help="Ray cluster to join with --engine ray (default: RAY_ADDRESS, else a local Ray).")
+@click.option("--progress/--no-progress", default=None, help="Progress bar on standard error (default: on a terminal, off in CI).")
 @click.option("--examples", type=int, default=5, show_default=True, help="Worst leaks to print.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
-def scan(train: str, eval: str, json_path: str | None, md_path: str | None, html_path: str | None, examples: int, quiet: bool,
-         **opts: Any) -> None:
-    """Scan TRAIN for records of EVAL, field by field; exit 1 when leakage is found.
+def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None, md_path: str | None, html_path: str | None,
+         jobs: int | None, engine: str, ray_address: str | None, progress: bool | None, examples: int, quiet: bool, **opts: Any) -> None:
+    """Scan TRAIN for records of each EVAL set, field by field; exit 1 when leakage is found.
 
-    TRAIN and EVAL are JSONL (.gz), JSON, Parquet or CSV files, folders or globs of shards,
-    or Hugging Face datasets saved with save_to_disk.
+    TRAIN and EVAL are JSONL, JSON, Parquet or CSV files (.gz, .bz2, .xz, .zst too), folders
+    or globs of shards, FOLDER::SPLIT or FOLDER::CONFIG/SPLIT of a local dataset repo, or
+    Hugging Face datasets saved with save_to_disk. Several EVAL sets (and --index files)
+    are checked in one pass over TRAIN, each with its own report and gate; the exit code is
+    the worst of them.
 
     \b
     Example:
         leakcheck scan train.parquet test.parquet --json leaks.json --markdown leaks.md --html leaks.html
+        leakcheck scan train/ --index benchmarks.lcx gsm8k_test.jsonl -j 2
     """
-    from .gate import exit_code
+    from .engine import default_jobs
+    from .gate import exit_code, severity
+    from .index import EvalIndex
+    from .scan import build_index, scan_index
+
+    train, evals = paths[0], _named_evals(paths[1:], opts.pop("names"))
+    if not evals and not indexes:
+        raise UsageError("scan: name at least one eval set: leakcheck scan TRAIN EVAL [EVAL...] or --index FILE.lcx")
+    config = build_config(opts, load_pyproject())
+    n_sets = len(evals) + len(indexes)  # an index may hold several sets: counted once loaded
+    loaded = [EvalIndex.load(p, config) for p in indexes]
+    for p, ix in zip(indexes, loaded):
+        ix.check(config, p)
+    n_sets = len(evals) + sum(len(ix.sets) for ix in loaded)
+    names = [n for n, _ in evals] + [s.name for ix in loaded for s in ix.sets]
+    outputs = _report_outputs(json_path, md_path, html_path, names)
+    inputs = _inputs(train=train, **_eval_sides(evals)) + [(f"the index {p}", p) for p in indexes]
+    check_outputs([o for _, outs in outputs for o in outs], inputs)  # before a long scan, not after it
+    parts = ([build_index(evals, config)] if evals else []) + loaded
+    index = EvalIndex.concat(parts)
+    from .io.readers import open_source
+
+    open_source(train)
+    with _progress_bar(progress, quiet) as bar:
+        results = scan_index(train, index, config, jobs=jobs or default_jobs(), progress=bar, notes=_same_file_notes(train, evals),
+                             **({"engine": engine, "ray_address": ray_address} if engine != "local" else {}))
+    codes = {name: exit_code(r, config.policy, config.allow_partial) for name, r in results.items()}
+    worst = max(codes.values(), key=severity)
+    to_stderr = any(stream_of(p) == 1 for _, outs in outputs for _, p in outs)
+    for name, r in results.items():
+        _write_reports(r, config.policy, dict(outputs)[name] if n_sets > 1 else outputs[0][1], json_path is not None)
+        if not quiet:
+            head = f"== eval set {name} ==\n" if n_sets > 1 else ""
+            click.echo(head + render(r, codes[name], examples, _report_path(json_path, name, n_sets)), err=to_stderr)
+    if not quiet and n_sets > 1:
+        bad = [n for n, c in codes.items() if c != 0]
+        click.echo(f"{len(results)} eval sets: " + (f"leakage or partial scan in {', '.join(bad)}" if bad else "no leakage in any"), err=to_stderr)
+    sys.exit(worst)
+
+
+def _eval_sides(evals: list[tuple[str, str]]) -> dict[str, str]:
+    """Labels of the eval inputs for messages: "eval", or "eval set NAME" when there are several."""
+    return {"eval": evals[0][1]} if len(evals) == 1 else {f"eval set {n}": p for n, p in evals}
+
+
+def _report_path(path: str | None, name: str, n_sets: int) -> str | None:
+    """With several eval sets each report file gets the set's name: leaks.json -> leaks.gsm8k-test.json."""
+    if path is None or n_sets == 1 or stream_of(path) is not None:
+        return path
+    root, ext = os.path.splitext(path)
+    return f"{root}.{name}{ext}"
+
+
+def _report_outputs(json_path: str | None, md_path: str | None, html_path: str | None, names: list[str]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Per eval set, the files its reports go to (``(label, path)``, charts included)."""
+    n = len(names)
+    return [(name, _outputs(("--json", _report_path(json_path, name, n)), ("--markdown", _report_path(md_path, name, n)),
+                            ("--html", _report_path(html_path, name, n)))) for name in names]
+
+
+def _write_reports(result: Any, policy: Policy, outs: list[tuple[str, str]], full: bool) -> None:
     from .report.json import write_json
     from .report.markdown import write_markdown
-    from .report.terminal import render
-    from .scan import scan as run_scan
 
+    for label, p in outs:
+        if label.startswith("--json "):
+            write_json(result, p, policy)
+        elif label.startswith("--markdown "):
+            write_markdown(result, p, policy, json_report=full)
+        elif label.startswith("--html "):
+            from .report.html import write_html
+
+            write_html(result, p, policy, json_report=full)
+
+
+def _same_file_notes(train: str, evals: list[tuple[str, str]]) -> dict[str, list[str]]:
+    out = {}
+    for name, p in evals:
+        if os.path.realpath(train) == os.path.realpath(p):
+            out[name] = ["train and eval are the same file: every record matches itself"]
+    return out
+
+
+@contextlib.contextmanager
+def _progress_bar(wanted: bool | None, quiet: bool) -> Iterator[Any]:
+    """A tqdm bar over the train side's bytes on standard error: on a terminal, never in CI or with --quiet."""
+    show = wanted if wanted is not None else (sys.stderr.isatty() and not os.environ.get("CI"))
+    if quiet or not show:
+        yield None
+        return
+    from tqdm import tqdm
+
+    with tqdm(unit="B", unit_scale=True, unit_divisor=1024, desc="train", file=sys.stderr, leave=False) as bar:
+        records = [0]
+
+        def update(nbytes: int, nrecords: int = 0, total: int | None = None) -> None:
+            if total is not None:
+                bar.total = total
+                bar.refresh()
+                return
+            records[0] += nrecords
+            bar.update(nbytes)
+            bar.set_postfix_str(f"{records[0]:,} records")  # shards are few: every update is shown
+
+        yield update
+
+
+@main.command()
+@click.argument("evals", nargs=-1, required=True, metavar="EVAL...")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The index file to write (.lcx).")
+@_level_options
+def index(evals: tuple[str, ...], output: str, **opts: Any) -> None:
+    """Build a publishable eval index: every level's hashes, no eval text.
+
+    Others scan against it with `leakcheck scan TRAIN --index FILE` without the eval files.
+    What an index reveals: see the README ("Publishing an eval index").
+
+    \b
+    Example:
+        leakcheck index gsm8k_test.jsonl --name gsm8k-test=gsm8k_test.jsonl -o gsm8k.lcx
+    """
+    from .scan import build_index
+
+    named = _named_evals(evals, opts.pop("names"))
     config = build_config(opts, load_pyproject())
-    outputs = _outputs(("--json", json_path), ("--markdown", md_path), ("--html", html_path))
-    check_outputs(outputs, _inputs(train=train, eval=eval))  # before a long scan, not after it
-    result = run_scan(train, eval, config)
-    code = exit_code(result, config.policy, config.allow_partial)
-    full = json_path is not None
-    if json_path is not None:
-        write_json(result, json_path, config.policy)
-    if md_path is not None:
-        write_markdown(result, md_path, config.policy, json_report=full)
-    if html_path is not None:
-        from .report.html import write_html
-
-        write_html(result, html_path, config.policy, json_report=full)
-    if not quiet:  # a report on standard output keeps it to itself: the summary goes to standard error
-        click.echo(render(result, code, examples, json_path), err=any(stream_of(p) == 1 for _, p in outputs))
-    sys.exit(code)
+    check_outputs([(f"--output {output}", output)], _inputs(**_eval_sides(named)))
+    ix = build_index(named, config)
+    ix.save(output)
+    sets = ", ".join(f"{s.name} ({len(s):,} records)" for s in ix.sets)
+    click.echo(f"wrote {output}: {sets}; levels {', '.join(ix.levels)}; {os.path.getsize(output):,} bytes", err=stream_of(output) == 1)
 
 
 def _outputs(*named: tuple[str, str | None]) -> list[tuple[str, str]]:
@@ -221,7 +366,7 @@ def _outputs(*named: tuple[str, str | None]) -> list[tuple[str, str]]:
     return out
 
 
-def _inputs(**named: str) -> list[tuple[str, str]]:
+def _inputs(**named: str) -> list[tuple[str, str]]:  # noqa: D103
     """``(label, path)`` of every file each input is read from (each file of a folder or glob, of a saved dataset)."""
     from .io.readers import open_source
 

@@ -51,26 +51,71 @@ def fmt(path: Path) -> str:
 _MISSING = object()
 
 
+def _key(obj: dict, name: str) -> Any:
+    """The key of ``obj`` that is ``name`` up to case (``Question`` for ``question``), if exactly one is."""
+    low = name.lower()
+    found = [k for k in obj if isinstance(k, str) and k.lower() == low]
+    return found[0] if len(found) == 1 else _MISSING
+
+
+def _step(cur: Any, p: str | int) -> tuple[Any, Any]:
+    """One step of a path: (the key or index taken, the value), or (_MISSING, _MISSING)."""
+    if isinstance(cur, str) and cur[:1] in ("{", "["):
+        try:
+            cur = json.loads(cur)
+        except (ValueError, RecursionError):
+            pass
+    if isinstance(p, int):
+        if isinstance(cur, list) and -len(cur) <= p < len(cur):
+            return p, cur[p]
+    elif isinstance(cur, dict):
+        k = p if p in cur else _key(cur, p)
+        if k is not _MISSING:
+            return k, cur[k]
+    return _MISSING, _MISSING
+
+
+def resolve(path: Path, record: Any) -> tuple[Path, Any] | None:
+    """The path as ``record`` spells it, and the value there; ``None`` when it is not there.
+
+    >>> resolve(parse("Reward_Model.ground_truth"), {"reward_model": {"ground_truth": None}})
+    (('reward_model', 'ground_truth'), None)
+    """
+    cur = record
+    spelled: list[str | int] = []
+    for p in path:
+        k, cur = _step(cur, p)
+        if k is _MISSING:
+            return None
+        spelled.append(k)
+    return tuple(spelled), cur
+
+
 def get(path: Path, record: Any, default: Any = _MISSING) -> Any:
-    """Follow ``path`` into ``record``.
+    """Follow ``path`` into ``record``; object keys match up to case when the exact key is absent.
 
     A string met where an object or list is expected is decoded as JSON first, because
     some public uploads store nested columns such as ``reward_model`` as JSON strings.
     """
     cur = record
-    for i, p in enumerate(path):
+    for i, p in enumerate(path):  # _step inlined: this runs for every record
         if isinstance(cur, str) and cur[:1] in ("{", "["):
             try:
                 cur = json.loads(cur)
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass
         if isinstance(p, int):
             if isinstance(cur, list) and -len(cur) <= p < len(cur):
                 cur = cur[p]
                 continue
-        elif isinstance(cur, dict) and p in cur:
-            cur = cur[p]
-            continue
+        elif isinstance(cur, dict):
+            if p in cur:
+                cur = cur[p]
+                continue
+            k = _key(cur, p)
+            if k is not _MISSING:
+                cur = cur[k]
+                continue
         if default is not _MISSING:
             return default
         where = fmt(path[: i + 1])

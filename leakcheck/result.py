@@ -32,6 +32,15 @@ class Finding:
     detail: dict[str, Any] | None = None
     #: The eval record's subset (``data_source``), when the data carries one.
     subset: str | None = None
+    #: Content fingerprints (:func:`leakcheck.fingerprint.record_fingerprint`) of both records:
+    #: they name the records whatever their row numbers (baselines, clean, published indexes).
+    eval_fingerprint: str = ""
+    train_fingerprint: str = ""
+    #: Where the train record is: its file and 1-based line (JSONL) or row (Parquet, CSV).
+    train_file: str | None = None
+    train_line: int | None = None
+    #: The eval set (benchmark) the eval record belongs to.
+    eval_set: str | None = None
 
     def evidence(self) -> tuple[tuple[str, str], ...]:
         """``(kind, level)`` of everything this finding proves, for the gate.
@@ -61,8 +70,9 @@ class Finding:
             del d["group"]
         if d["detail"] is None:
             del d["detail"]
-        if d["subset"] is None:
-            del d["subset"]
+        for k in ("subset", "train_file", "train_line", "eval_set"):
+            if d[k] is None:
+                del d[k]
         return d
 
 
@@ -80,10 +90,13 @@ class ChanceMatch:
     level: str
     train_matches: int
     examples: tuple[str, ...]
+    eval_set: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["examples"] = list(self.examples)
+        if d["eval_set"] is None:
+            del d["eval_set"]
         return d
 
 
@@ -110,6 +123,14 @@ class SkippedRow:
 
 
 @dataclass(frozen=True)
+class UnreadFile:
+    """A file (or hidden folder) inside an input folder or glob that was not read, and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class InputInfo:
     """One side of the scan as read: where from, which format and fields, how many rows."""
 
@@ -121,9 +142,14 @@ class InputInfo:
     rows: int
     skipped: dict[str, int] = field(default_factory=dict)
     skipped_rows: tuple[SkippedRow, ...] = ()
+    #: Records whose reward target is missing, null or empty: their prompt was compared, no target.
     no_target: int = 0
     #: Records per subset (``data_source``); empty when the data carries none.
     subsets: dict[str, int] = field(default_factory=dict)
+    #: Files found beside the data that were not read (hidden, not a data format, ...).
+    unread: tuple[UnreadFile, ...] = ()
+    #: For a Hub dataset: repo_id, the revision (commit sha) that was read, config and split.
+    hub: dict[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {
@@ -138,6 +164,12 @@ class InputInfo:
         }
         if self.subsets:
             d["subsets"] = dict(sorted(self.subsets.items()))
+        if self.no_target:
+            d["no_target"] = self.no_target
+        if self.unread:
+            d["unread"] = [asdict(u) for u in self.unread]
+        if self.hub:
+            d["hub"] = dict(self.hub)
         return d
 
 

@@ -161,8 +161,19 @@ def check_hb_records(ev, tr, exp, label, raw_lines=None):
         else:
             check(e["prompt"] == t["prompt"], label + " (c) prompt identical")
             check(not ({c[0] for c in ee} & {c[0] for c in te}), label + " (c) banks disjoint")
+    decoys = exp["decoys"]
+    check(len(decoys) == 2 and {d["kind"] for d in decoys} == {"rubric_same_criteria_other_points"}, label + " 2 decoys")
+    for d in decoys:
+        e, t = ev[d["eval_row"]], tr[d["train_row"]]
+        check(e["prompt_id"] == d["eval_prompt_id"] and t["prompt_id"] == d["train_prompt_id"], label + " decoy ids")
+        ee, te = hb_example(e), hb_example(t)
+        check(sorted((c, tg) for c, _, tg in ee) == sorted((c, tg) for c, _, tg in te), label + " (d) same criteria and tags")
+        pts = {c: p for c, p, _ in ee}
+        check(all(p != pts[c] and (p > 0) == (pts[c] > 0) for c, p, _ in te), label + " (d) every criterion other points, same sign")
+        wj = jac(set(toks(hb_user(e))), set(toks(hb_user(t))))
+        check(wj < 0.3, label + " (d) reworded prompt word Jaccard %.2f" % wj)
     # no other exact leak
-    leaked_rows = {l["eval_row"]: l["train_row"] for l in leaks}
+    leaked_rows = {l["eval_row"]: l["train_row"] for l in leaks + decoys}
     tr_prompt = {}
     tr_crit = {}
     for j, r in enumerate(tr):
@@ -178,7 +189,7 @@ def check_hb_records(ev, tr, exp, label, raw_lines=None):
         allowed = {leaked_rows[i]} if i in leaked_rows else set()
         check(hits <= allowed and crit_hits <= allowed,
               label + " eval %d: unexpected exact overlap with train rows %s" % (i, (hits | crit_hits) - allowed))
-    print("%s: 11 planted leaks verified; no other exact prompt or example-criterion overlap" % label)
+    print("%s: 11 planted leaks and 2 decoys verified; no other exact prompt or example-criterion overlap" % label)
 
 
 def check_healthbench(d, dv):
@@ -198,7 +209,7 @@ def check_healthbench(d, dv):
     if pl is not None:
         check(pl.read_parquet(os.path.join(dv, "train.parquet")).height == 160, "polars verl rows")
     expv = json.load(open(os.path.join(dv, "expected_leaks.json")))
-    check(expv["leaks"] == exp["leaks"], "verl expected leaks identical")
+    check(expv["leaks"] == exp["leaks"] and expv["decoys"] == exp["decoys"], "verl expected leaks and decoys identical")
 
     def back(rows, src):
         out = []

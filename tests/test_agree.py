@@ -12,19 +12,19 @@ GSM = "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\nNatalia sold 48+24 = <<4
 @pytest.mark.parametrize(("a", "b", "verdict", "why"), [
     # final answers: GSM8K, \boxed, "the answer is", across forms
     (GSM, GSM.replace("<<48/2=24>>", "").replace("<<48+24=72>>", ""), "agree", "same final answer: 72"),
-    (GSM, "She sold 72 clips in all.\n#### 72.00", "agree", "same final answer: 72"),
+    (GSM, "She sold 72 clips in all.\n#### 72.00", "agree", "same final answer: 72.00"),
     (GSM, GSM.replace("72", "73"), "disagree", "final answers differ: 72 vs 73"),
-    ("so $x = \\boxed{\\dfrac{3}{8}}$.", "The answer is $\\boxed{\\frac38}$", "agree", "same final answer: \\dfrac{3}{8}"),
-    ("... = \\boxed{0.375}", "... = \\boxed{\\frac{3}{8}}", "agree", "same final answer: 0.375"),
+    ("so $x = \\boxed{\\dfrac{3}{8}}$.", "The answer is $\\boxed{\\frac38}$", "agree", "same final answer: \\frac38"),
+    ("... = \\boxed{0.375}", "... = \\boxed{\\frac{3}{8}}", "agree", "same final answer: \\frac{3}{8}"),
     ("... so \\boxed{-i}.", "... so \\boxed{-1}.", "disagree", "final answers differ: -i vs -1"),
-    ("so the answer is 1,000.", "#### 1000", "agree", "same final answer: 1,000"),
+    ("so the answer is 1,000.", "#### 1000", "agree", "same final answer: 1000"),
     ("#### 72", "72", "agree", "same final answer: 72"),
     ("#### 72", "Ok.", "unknown", "no final answer or code on both sides"),
     ("#### 72", "72 clips", "unknown", "one short answer contains the other (72 / 72 clips)"),
     # a Markdown heading is not an answer
     ("#### Step 1\nAdd them up, and so on, until all the clips are counted: 72.", "#### 72", "unknown", "no final answer or code on both sides"),
     # short answers
-    ("18", "18.0", "agree", "same short answer: 18"),
+    ("18", "18.0", "agree", "same short answer: 18.0"),
     ("18", "20", "disagree", "short answers differ: 18 vs 20"),
     ("B", "C", "unknown", "short texts differ but are not both answers (b / c)"),
     ("(B)", "(C)", "unknown", "short texts differ but are not both answers ((b) / (c))"),

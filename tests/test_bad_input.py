@@ -131,11 +131,10 @@ def test_unreadable_file(tmp_path, ev, monkeypatch):
 @pytest.mark.parametrize(
     "row, reason, message",
     [
-        ({"question": "only a question"}, "missing_field", "field answer is missing (format gsm8k, detected from line 1)"),
-        ({"question": None, "answer": "x"}, "not_text", "prompt is null, not text (format gsm8k, detected from line 1)"),
-        ({"question": {"text": "q"}, "answer": "x"}, "not_text", "prompt is an object with keys text, not text (format gsm8k, detected from line 1)"),
+        ({"question": None, "answer": "x"}, "not_text", "prompt is null, not text (format gsm8k, detected from lines 1-2)"),
+        ({"question": {"text": "q"}, "answer": "x"}, "not_text", "prompt is an object with keys text, not text (format gsm8k, detected from lines 1-2)"),
         ({"question": "   ", "answer": "x"}, "empty_text", "prompt is empty"),
-        ({"question": [1, 2], "answer": "x"}, "not_text", "prompt is a list, not text (format gsm8k, detected from line 1)"),
+        ({"question": [1, 2], "answer": "x"}, "not_text", "prompt is a list, not text (format gsm8k, detected from lines 1-2)"),
     ],
 )
 def test_bad_field_values(tmp_path, ev, row, reason, message):
@@ -207,7 +206,7 @@ def test_a_million_tiny_records(tmp_path, ev):
 def test_parquet_unknown_schema_and_json_string_column(tmp_path, ev):
     p = tmp_path / "t.parquet"
     pq.write_table(pa.table({"foo": [1, 2], "bar": ["x", "y"]}), p)
-    assert error_of(p, ev) == (f"{p}: row 0: cannot tell the format from the record's keys (bar, foo); pass --prompt-field "
+    assert error_of(p, ev) == (f"{p}: row 1: cannot tell the format from the records' fields (bar, foo); pass --prompt-field "
                                "(and --target-field) with dotted paths, e.g. --prompt-field messages[0].content, or pass --on-error skip")
     p2 = tmp_path / "t2.parquet"
     pq.write_table(pa.table({"prompt": [json.dumps([{"role": "user", "content": Q}])],
@@ -247,7 +246,7 @@ def test_headerless_csv_columns_are_numbered(tmp_path):
         w.writerow(["Which of the following is a group under addition?", "N", "Z", "the odd integers", "none", "B"])
     ev = write_jsonl(tmp_path / "e.jsonl", [{"question": "Which of the following is a group under addition?", "answer": "Z"}])
     msg = error_of(p, ev)
-    assert msg.startswith(f"{p}: row 0: cannot tell the format from the record's keys (0, 1, 2, 3, 4, 5); pass --prompt-field")
+    assert msg.startswith(f"{p}: line 1: cannot tell the format from the records' fields (0, 1, 2, 3, 4, 5); pass --prompt-field")
     r = leakcheck.scan(p, ev, EX.with_(train_fields=leakcheck.Fields(prompt="0", target="5")))
     assert r.train.records == 2 and [(f.train_id, f.kind) for f in r.findings] == [("1", "prompt")]
 
@@ -255,4 +254,4 @@ def test_headerless_csv_columns_are_numbered(tmp_path):
 def test_csv_row_with_extra_columns(tmp_path, ev):
     p = tmp_path / "t.csv"
     p.write_text("question,answer\nfine question,fine answer here\nbad,row,with,commas\n")
-    assert error_of(p, ev) == f"{p}: row 1 (line 3): row has 4 columns, the header 2; quote fields that contain the delimiter, or pass --on-error skip"
+    assert error_of(p, ev) == f"{p}: line 3: row has 4 columns, the header 2; quote fields that contain the delimiter, or pass --on-error skip"

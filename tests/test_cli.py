@@ -89,7 +89,7 @@ def test_missing_field_names_the_format_and_fix(files):
     res = run("scan", str(mixed), str(files["eval"]), "--levels", "exact")
     assert res.exit_code == 2
     assert res.output == (
-        f"leakcheck: error: {mixed}: line 2: field question is missing (format gsm8k, detected from line 1); "
+        f"leakcheck: error: {mixed}: line 2: field question is missing (format gsm8k, detected from lines 1-2); "
         "pass --prompt-field/--target-field/--id-field with the path this file uses, or pass --on-error skip\n"
     )
 

@@ -58,6 +58,10 @@ def test_rubric_banks(name, train, ev):
     assert {x["kind"] for x in exp["leaks"]} == set(kind_of)
     assert {(f.eval_row, f.train_row, f.kind, f.level) for f in r.findings} == expected
     assert len(expected) == 11 and r.chance == ()
+    # decoys: the eval criteria behind a reworded prompt with other points are another label
+    decoys = {(x["eval_row"], x["train_row"]) for x in exp["decoys"]}
+    assert len(decoys) == 2 and {x["kind"] for x in exp["decoys"]} == {"rubric_same_criteria_other_points"}
+    assert not {(f.eval_row, f.train_row) for f in r.findings} & decoys
 
 
 def test_chat_small_planted_leaks():

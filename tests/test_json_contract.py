@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import leakcheck
+from leakcheck.fingerprint import record_fingerprint
 from leakcheck.report.json import dumps, to_dict
 
 from .conftest import write_jsonl
@@ -23,7 +24,7 @@ def test_report_shape(tmp_path):
     d = to_dict(_scan(tmp_path))
     assert list(d) == ["schema_version", "leakcheck_version", "created_at", "train", "eval", "levels", "parameters",
                        "summary", "gate", "notes", "findings", "chance_target_matches", "eval_duplicates", "near_misses", "siblings"]
-    assert d["schema_version"] == 1 and d["leakcheck_version"] == leakcheck.__version__
+    assert d["schema_version"] == 2 and d["leakcheck_version"] == leakcheck.__version__
     assert d["eval"]["format"] == "gsm8k" and d["train"]["format"] == "openai-messages"
     assert d["eval"]["records"] == 2 and d["train"]["records"] == 2
     assert d["summary"]["contaminated"] == {"count": 1, "percent": 50.0}
@@ -36,7 +37,11 @@ def test_report_shape(tmp_path):
         "eval_id": "0", "train_id": "0", "kind": "pair", "level": "exact", "score": 1.0,
         "eval_row": 0, "train_row": 0, "eval_field": "question", "train_field": "messages"}
     assert f["eval_snippet"].startswith("A farmer has 17 sheep") and f["train_snippet"] == f["eval_snippet"]
-    assert d["chance_target_matches"] == [{"eval_id": "1", "eval_row": 1, "target": "42", "reason": "short", "level": "exact", "train_matches": 1, "examples": ["1"]}]
+    # content fingerprints name both records whatever their rows; the train record's file and 1-based line locate it
+    assert f["eval_fingerprint"] == f["train_fingerprint"] == record_fingerprint(Q, A)
+    assert (f["train_file"], f["train_line"], f["eval_set"]) == (str(tmp_path / "train.jsonl"), 1, "eval")
+    assert d["chance_target_matches"] == [{"eval_id": "1", "eval_row": 1, "target": "42", "reason": "short", "level": "exact", "train_matches": 1,
+                                           "examples": ["1"], "eval_set": "eval"}]
 
 
 def test_same_inputs_same_bytes_apart_from_timestamp(tmp_path):

@@ -248,9 +248,9 @@ def _mutated(tmp_path: Path, change) -> Path:
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda d: d.update(schema_version=2), "report schema version 2 is not 1; render it with the leakcheck version that wrote it, or upgrade"),
-        (lambda d: d.update(schema_version=0), "report schema version 0 is not 1; rescan with this leakcheck"),
-        (lambda d: d.update(schema_version="1"), "report schema version '1' is not 1"),
+        (lambda d: d.update(schema_version=3), "report schema version 3 is not 2; render it with the leakcheck version that wrote it, or upgrade"),
+        (lambda d: d.update(schema_version=1), "report schema version 1 is not 2; rescan with this leakcheck"),
+        (lambda d: d.update(schema_version="2"), "report schema version '2' is not 2"),
         (lambda d: d["findings"][0].update(kind='"><script>'), "malformed leakcheck JSON report (ValueError: findings[0].kind"),
         (lambda d: d["findings"][0].update(score="1.0"), "findings[0].score must be a number"),
         (lambda d: d["parameters"].pop("levels"), "parameters.levels must map levels"),

@@ -163,7 +163,7 @@ def test_report_command_rerenders_what_scan_wrote(tmp_path):
         (None, "no such file; pass the JSON report written by leakcheck scan --json"),
         ("{not json", "not a JSON file ("),
         ('{"a": 1}', "not a leakcheck JSON report; pass the file written by leakcheck scan --json"),
-        ('{"schema_version": 99, "findings": []}', "report schema version 99 is not 1"),
+        ('{"schema_version": 99, "findings": []}', "report schema version 99 is not 2"),
     ],
 )
 def test_report_command_bad_input_is_one_line_exit_2(tmp_path, content_, message):

@@ -20,10 +20,12 @@ Copies of one text count once: a duplicated item is not a template of itself.
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 import operator
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -33,6 +35,8 @@ from . import grams
 from .base import FIELDS, Match
 
 _POPULATIONS = ("eval prompts", "eval targets", "train prompts", "train targets")
+#: What the near level counts while probing (summed over shards into the report's parameters).
+STAT_KEYS = ("train_texts", "train_texts_hashed", "lsh_candidates", "verified")
 _TOP_TEMPLATES = 5
 
 
@@ -71,6 +75,12 @@ def build(level: str, evals: Sequence[Record], config: ScanConfig) -> "NearDetec
     raise ValueError(f"fuzzy.build: no fuzzy level {level!r}")
 
 
+def from_state(level: str, config: ScanConfig, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> "NearDetector | ContainedDetector":
+    """A detector rebuilt from :meth:`_GramIndex.state` (a saved eval index)."""
+    cls = NearDetector if level == "near" else ContainedDetector
+    return cls((), config, _state=(meta, arrays))
+
+
 class _GramIndex:
     """Eval items as sets of word n-gram hashes, minus template n-grams.
 
@@ -88,14 +98,14 @@ class _GramIndex:
 
     def _index_evals(self, evals: Sequence[Record]) -> None:
         self.E = len(evals)
-        self._eval_words = {f: grams.words([getattr(r, f) for r in evals]) for f in FIELDS}
+        eval_words = {f: grams.words([getattr(r, f) for r in evals]) for f in FIELDS}
         self.has_target = np.array([r.target is not None for r in evals], dtype=bool)
         h_parts, item_parts = [], []
         # template hash -> (population, share, text); the strongest population is kept
         self.templates: dict[int, tuple[str, float, str]] = {}
         self.suppressed_by: dict[str, int] = dict.fromkeys(_POPULATIONS, 0)
         for fi, f in enumerate(FIELDS):
-            w = self._eval_words[f]
+            w = eval_words[f]
             h, text_of = grams.ngrams(w, self.n)
             present = np.ones(self.E, dtype=bool) if f == "prompt" else self.has_target
             self._learn_templates(w, h, text_of, present, _POPULATIONS[fi])
@@ -103,7 +113,7 @@ class _GramIndex:
             item_parts.append(text_of + fi * self.E)
         self._eval_h = np.concatenate(h_parts)
         self._eval_item = np.concatenate(item_parts)
-        lengths = np.concatenate([self._eval_words[f].lengths for f in FIELDS])
+        self._eval_lengths = lengths = np.concatenate([eval_words[f].lengths for f in FIELDS])
         self.too_short = {
             "prompt": int((lengths[: self.E] < self.n).sum()),
             "target": int(((lengths[self.E :] < self.n) & self.has_target).sum()),
@@ -170,13 +180,82 @@ class _GramIndex:
         self.item_ptr = np.zeros(2 * self.E + 1, dtype=np.int64)
         np.cumsum(self.size, out=self.item_ptr[1:])
         self.postings = grams.Postings(hs, items)
-        lengths = np.concatenate([self._eval_words[f].lengths for f in FIELDS])
+        lengths = self._eval_lengths
         has = np.concatenate([np.ones(self.E, dtype=bool), self.has_target])
         only_templates = (lengths >= self.n) & has & (self.size == 0)
         self.template_only = {"prompt": int(only_templates[: self.E].sum()), "target": int(only_templates[self.E :].sum())}
 
+    #: Attributes that make up the built index (the rest is derived by :meth:`_rebuild`).
+    _STATE_ARRAYS = ("_eval_h", "_eval_item", "_eval_lengths", "has_target")
+
+    def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """Plain data to save: settings, n-gram hashes per eval item, template hashes and shares.
+
+        Template *texts* of the eval side are not kept: an index holds no eval text.
+        """
+        tmpl = sorted(self.templates.items())
+        meta = {
+            "E": self.E, "too_short": self.too_short, "suppressed_by": self.suppressed_by, "primed": getattr(self, "primed", 0),
+            "template_pops": [pop for _, (pop, _, _) in tmpl], "template_shares": [share for _, (_, share, _) in tmpl],
+            "template_texts": [text if pop.startswith("train") else "" for _, (pop, _, text) in tmpl],
+        }
+        arrays = {a: getattr(self, a) for a in self._STATE_ARRAYS}
+        arrays["template_h"] = np.array([h for h, _ in tmpl], dtype=np.uint64)
+        return meta, arrays
+
+    def _load_state(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+        self.E = int(meta["E"])
+        for a in self._STATE_ARRAYS:
+            setattr(self, a, arrays[a])
+        self.too_short = dict(meta["too_short"])
+        self.suppressed_by = dict(meta["suppressed_by"])
+        if meta.get("primed"):
+            self.primed = int(meta["primed"])
+        self.templates = {int(h): (pop, float(share), text) for h, pop, share, text in
+                          zip(arrays["template_h"].tolist(), meta["template_pops"], meta["template_shares"], meta["template_texts"])}
+        self._rebuild()
+
+    @classmethod
+    def concat(cls, parts: Sequence[Self], sizes: Sequence[int]) -> Self:
+        """One index over several eval sets; items renumbered (prompt ``i`` < E <= target ``E + i``)."""
+        total = sum(sizes)
+        new = copy.copy(parts[0])
+        h, item, plen, tlen, has = [], [], [], [], []
+        offset = 0
+        new.templates, new.suppressed_by = {}, dict.fromkeys(_POPULATIONS, 0)
+        new.too_short = {"prompt": 0, "target": 0}
+        for p, n in zip(parts, sizes):
+            is_target = p._eval_item >= p.E
+            h.append(p._eval_h)
+            item.append(np.where(is_target, p._eval_item - p.E + total + offset, p._eval_item + offset))
+            plen.append(p._eval_lengths[: p.E])
+            tlen.append(p._eval_lengths[p.E :])
+            has.append(p.has_target)
+            for key, t in p.templates.items():
+                if key not in new.templates or t[1] > new.templates[key][1]:
+                    new.templates[key] = t
+            for k, v in p.suppressed_by.items():
+                new.suppressed_by[k] += v
+            for k, v in p.too_short.items():
+                new.too_short[k] += v
+            offset += n
+        new.E = total
+        new._eval_h, new._eval_item = np.concatenate(h), np.concatenate(item)
+        new._eval_lengths = np.concatenate(plen + tlen)
+        new.has_target = np.concatenate(has)
+        new._rebuild()
+        return new
+
+    def with_train_sample(self, sample: Sequence[Record]) -> Self:
+        """A copy that also suppresses the templates of ``sample`` (the first train records)."""
+        new = copy.copy(self)
+        new.templates = dict(self.templates)
+        new.suppressed_by = dict(self.suppressed_by)
+        new.prime(sample)
+        return new
+
     def prime(self, sample: Sequence[Record]) -> None:
-        """Learn train-side templates from the first records of the train input."""
+        """Learn train-side templates from the first records of the train input (in place: use :meth:`with_train_sample`)."""
         before = len(self.templates)
         for fi, f in enumerate(FIELDS):
             w = _CACHE.get(sample, f)
@@ -259,14 +338,17 @@ class ContainedDetector(_GramIndex):
 
     level = "contained"
 
-    def __init__(self, evals: Sequence[Record], config: ScanConfig):
+    def __init__(self, evals: Sequence[Record], config: ScanConfig, _state: tuple[dict, dict] | None = None):
         c = config.contained
         self.n, self.threshold = c.ngram, c.threshold
         self.low = max(1e-9, c.threshold - c.near_miss_margin)
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
-        self._index_evals(evals)
+        if _state is not None:
+            self._load_state(*_state)
+        else:
+            self._index_evals(evals)
 
-    def probe(self, batch: Sequence[Record]) -> Iterator[Match]:
+    def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:
         n_items = 2 * self.E
         keys = self.postings.set
         for field in FIELDS:
@@ -301,9 +383,8 @@ class NearDetector(_GramIndex):
 
     Signatures follow datasketch's default ``affine32`` scheme (``MinHash(num_perm, seed)``
     with the low 32 bits of our shingle hash as ``hashfunc``), computed for a whole batch at
-    once. Candidates share a bucket of datasketch's ``MinHashLSH`` banding, whose bands/rows
-    datasketch derives from the threshold (weighted by ``lsh_fp_weight`` towards recall:
-    candidates are verified); the buckets are looked up in NumPy (:meth:`band_keys`).
+    once. Candidates come from datasketch's ``MinHashLSH``, which also derives the bands/rows
+    from the threshold (weighted by ``lsh_fp_weight`` towards recall: candidates are verified).
 
     A train text is hashed only if it can still reach the threshold: Jaccard(A, B) <=
     |A ∩ U| / |A| for U the union of all eval shingles, so texts sharing too few shingles
@@ -315,8 +396,7 @@ class NearDetector(_GramIndex):
     unit = "shingle"
     _CHUNK = 1 << 15
 
-    def __init__(self, evals: Sequence[Record], config: ScanConfig):
-        from datasketch import MinHash, MinHashLSH
+    def __init__(self, evals: Sequence[Record], config: ScanConfig, _state: tuple[dict, dict] | None = None):
 
         c = config.near
         self.n, self.threshold, self.num_perm, self.seed = c.shingle, c.threshold, c.num_perm, c.seed
@@ -324,14 +404,15 @@ class NearDetector(_GramIndex):
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
         self.fp_weight = c.lsh_fp_weight
         self.min_evidence = c.min_shingles
-        lsh = MinHashLSH(threshold=c.threshold, num_perm=c.num_perm, weights=(c.lsh_fp_weight, 1.0 - c.lsh_fp_weight))
-        self.bands, self.rows = lsh.b, lsh.r
-        m = MinHash(num_perm=c.num_perm, seed=c.seed)
+        self.bands, self.rows = _lsh_params(c.threshold, c.num_perm, c.lsh_fp_weight)
+        m = _minhash(c.num_perm, c.seed)
         if getattr(m, "scheme", "affine32") != "affine32":  # pragma: no cover - other datasketch
             raise RuntimeError("datasketch's default MinHash scheme is not affine32")
         self._a, self._b = (np.asarray(p, dtype=np.uint32) for p in m.permutations)
-        self.stats = {"train_texts": 0, "train_texts_hashed": 0, "lsh_candidates": 0, "verified": 0}
-        self._index_evals(evals)
+        if _state is not None:
+            self._load_state(*_state)
+        else:
+            self._index_evals(evals)
 
     #: Eval shingles held by at least this many items are "frequent" in :meth:`_best_overlap_bound`.
     _FREQUENT = 16
@@ -363,31 +444,7 @@ class NearDetector(_GramIndex):
         self._df = np.diff(self.postings.ptr)
         items = np.flatnonzero(self.size)
         sig = self.signatures(self.item_h, np.repeat(np.arange(2 * self.E), self.size), 2 * self.E)[items]
-        self.bucket_index = grams.Postings(self.band_keys(sig).ravel(), np.repeat(items, self.bands))
-
-    def band_keys(self, sig: np.ndarray) -> np.ndarray:
-        """``len(sig)`` x ``bands`` keys: band ``i`` is rows ``i*r .. (i+1)*r`` of a signature.
-
-        Two signatures share a key exactly when they agree on all rows of one band (up to
-        64-bit collisions, which only add candidates to verify): datasketch's
-        ``MinHashLSH`` buckets, looked up for a whole batch at once instead of one query
-        per text.
-        """
-        b, r = self.bands, self.rows
-        rows = sig[:, : b * r].reshape(len(sig), b, r).astype(np.uint64)
-        key = np.broadcast_to(np.arange(1, b + 1, dtype=np.uint64), (len(sig), b)).copy()
-        for j in range(r):
-            key = grams.mix64(key * grams.MUL + rows[:, :, j])
-        return key
-
-    def candidates(self, sig: np.ndarray) -> np.ndarray:
-        """Distinct ``(text, item)`` pairs sharing an LSH bucket, packed as ``text * 2E + item``, sorted."""
-        keys = self.band_keys(sig).ravel()
-        k = self.bucket_index.set.find(keys)
-        hit = np.flatnonzero(k >= 0)
-        row, item = self.bucket_index.expand(k[hit])
-        text = hit[row] // self.bands
-        return grams.unique_counts(text * (2 * self.E) + item)[0]
+        self.lsh = _Bands(sig, items, self.bands, self.rows)
 
     def signatures(self, h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndarray:
         """MinHash signatures (``n_texts`` x ``num_perm``, uint32); ``text_of`` must be sorted.
@@ -405,13 +462,22 @@ class NearDetector(_GramIndex):
             out[ids] = np.minimum(out[ids], np.minimum.reduceat(phv, starts, axis=0))
         return out
 
-    def probe(self, batch: Sequence[Record]) -> Iterator[Match]:
+    def _lean(self, hashvalues: np.ndarray):  # -> datasketch.LeanMinHash
+        from datasketch import LeanMinHash
+
+        return LeanMinHash(seed=self.seed, hashvalues=hashvalues, scheme="affine32")
+
+    def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:
+        """Matches of ``batch``; ``stats`` (if given) counts texts hashed, candidates and verified pairs."""
+        stats = stats if stats is not None else {}
+        for key in STAT_KEYS:
+            stats.setdefault(key, 0)
         union = self.postings.set
         t = self.low  # texts that may reach the near-miss margin survive the cheap cuts
         for field in FIELDS:
             h, text_of = self._train_grams(batch, field)
             n = len(batch)
-            self.stats["train_texts"] += sum(getattr(r, field) is not None for r in batch)
+            stats["train_texts"] += sum(getattr(r, field) is not None for r in batch)
             if len(h) == 0:
                 continue
             size_a = grams.distinct_counts(h, text_of, n)
@@ -435,11 +501,13 @@ class NearDetector(_GramIndex):
             texts = np.flatnonzero(alive)
             # distinct shingles of each surviving text, contiguous per text
             dh, dt, _ = grams.distinct_pairs(h[keep], np.searchsorted(texts, text_of[keep]))
-            self.stats["train_texts_hashed"] += len(texts)
-            cand = self.candidates(self.signatures(dh, dt, len(texts))).tolist()
+            stats["train_texts_hashed"] += len(texts)
+            sig = self.signatures(dh, dt, len(texts))
+            # only texts that can still reach the threshold get here: few, one bucket lookup each
+            cand = [li * (2 * self.E) + it for li, found in enumerate(self.lsh.query(sig)) for it in sorted(found)]
             if not cand:
                 continue
-            self.stats["lsh_candidates"] += len(cand)
+            stats["lsh_candidates"] += len(cand)
             ptr = np.searchsorted(dt, np.arange(len(texts) + 1))
             for c in cand:
                 li, it = divmod(int(c), 2 * self.E)
@@ -448,7 +516,7 @@ class NearDetector(_GramIndex):
                 inter = len(np.intersect1d(a, bset, assume_unique=True))
                 jac = inter / (len(a) + len(bset) - inter)
                 if jac >= t:
-                    self.stats["verified"] += int(jac >= self.threshold)
+                    stats["verified"] += int(jac >= self.threshold)
                     yield self._match(int(texts[li]), it, field, jac, below=jac < self.threshold)
 
     def parameters(self) -> dict[str, Any]:
@@ -464,8 +532,58 @@ class NearDetector(_GramIndex):
             "lsh_fp_weight": self.fp_weight,
             "eval_items_indexed": int((self.size > 0).sum()),
             **self._template_params(),
-            **self.stats,
         }
+
+
+@functools.lru_cache(maxsize=16)
+def _lsh_params(threshold: float, num_perm: int, fp_weight: float) -> tuple[int, int]:
+    """Bands and rows as datasketch's ``MinHashLSH`` chooses them (its search is slow: cached)."""
+    from datasketch import MinHashLSH
+
+    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=(fp_weight, 1.0 - fp_weight))
+    return lsh.b, lsh.r
+
+
+@functools.lru_cache(maxsize=16)
+def _minhash(num_perm: int, seed: int):  # -> datasketch.MinHash, for its permutations
+    from datasketch import MinHash
+
+    return MinHash(num_perm=num_perm, seed=seed)
+
+
+class _Bands:
+    """Banded LSH over MinHash signatures: two texts are candidates when one band agrees in all rows.
+
+    The same candidates as datasketch's ``MinHashLSH`` with these bands and rows (it keys its
+    tables on each band's values too), built with NumPy in milliseconds, so a saved index loads
+    fast; it holds signatures only.
+    """
+
+    def __init__(self, sig: np.ndarray, items: np.ndarray, bands: int, rows: int):
+        self.bands, self.rows = bands, rows
+        ids = items.tolist()
+        self.tables: list[dict[bytes, list[int]]] = []
+        for keys in self._keys(sig):
+            table: dict[bytes, list[int]] = {}
+            for k, it in zip(keys, ids):
+                table.setdefault(k, []).append(it)
+            self.tables.append(table)
+
+    def _keys(self, sig: np.ndarray) -> Iterator[list[bytes]]:
+        step = self.rows * 4
+        for b in range(self.bands):
+            blob = np.ascontiguousarray(sig[:, b * self.rows : (b + 1) * self.rows]).tobytes()
+            yield [blob[j : j + step] for j in range(0, len(blob), step)]
+
+    def query(self, sig: np.ndarray) -> list[set[int]]:
+        """For each signature (row of ``sig``), the items sharing a band with it."""
+        found: list[set[int]] = [set() for _ in range(len(sig))]
+        for table, keys in zip(self.tables, self._keys(sig)):
+            for j, k in enumerate(keys):
+                hit = table.get(k)
+                if hit:
+                    found[j].update(hit)
+        return found
 
 
 def _fmix32(h: np.ndarray) -> np.ndarray:

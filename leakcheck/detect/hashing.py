@@ -1,6 +1,6 @@
 """The ``exact`` and ``normalized`` levels: equal canonical text, looked up in a dict.
 
-Keys are the texts themselves, so a hit is string equality, never a hash collision.
+Keys are 128-bit hashes of the texts: the index holds no eval text (see :class:`_Index`).
 
 The normalized level first looks up a *prefix key*: the first :data:`KEY_CHARS` characters
 of the normalized text. That key can be computed from about the first :data:`PREFIX_RAW`
@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
-from ..canon import normalize
+import numpy as np
+
+from ..canon import may_have_latex, normalize, normalize_no_latex
+from ..fingerprint import text_key
 from ..records import Record
 from .base import Match
 
@@ -31,8 +34,9 @@ def prefix_key(text: str) -> str:
 
     The head is cut at a space followed by an ASCII character: no Unicode normalization or
     case folding acts across such a boundary, and the last word of the head is whole, so
-    ``normalize(head)`` is a prefix of ``normalize(text)``. Where no such cut exists, the
-    whole text is normalized.
+    ``normalize(head)`` is a prefix of ``normalize(text)``. A head that may hold LaTeX (see
+    :func:`~leakcheck.canon.may_have_latex`) is used only when the whole text cannot: it may
+    end inside math, whose case is kept. Where no such cut exists, the whole text is normalized.
 
     >>> t = "Some   LONG text, café " * 40
     >>> prefix_key(t) == normalize(t)[:KEY_CHARS]
@@ -42,27 +46,67 @@ def prefix_key(text: str) -> str:
     if n > PREFIX_RAW:
         k = text.find(" ", PREFIX_RAW)
         if 0 < k < n - 1 and text[k + 1] < "\x80":
-            head = normalize(text[:k])
+            h = text[:k]
+            # the inline checks spare most heads the call
+            plain = ("$" not in h and "\\" not in h and h.isascii()) or not may_have_latex(h) or not may_have_latex(text)
+            head = normalize_no_latex(h) if plain else ""
             if len(head) >= KEY_CHARS:
                 return head[:KEY_CHARS]
     return normalize(text)[:KEY_CHARS]
 
 
 class _Index:
-    """Text -> eval indexes, for one field of the eval side at one level."""
+    """Text hash -> eval indexes, for one field of the eval side at one level.
+
+    Keys are 128-bit hashes of the texts (:func:`leakcheck.fingerprint.text_key`), so the
+    index holds no eval text and can be saved and published; a false hit has probability
+    about 2**-128 per comparison.
+    """
 
     __slots__ = ("full", "keys")
 
-    def __init__(self) -> None:
-        self.full: dict[str, list[int]] = {}
-        self.keys: set[str] = set()
+    def __init__(self, full: dict[int, list[int]] | None = None, keys: set[int] | None = None) -> None:
+        self.full: dict[int, list[int]] = full if full is not None else {}
+        self.keys: set[int] = keys if keys is not None else set()
 
     def add(self, text: str, i: int, normalized: bool) -> None:
         if normalized:
-            self.full.setdefault(normalize(text), []).append(i)
-            self.keys.add(prefix_key(text))
+            self.full.setdefault(text_key(normalize(text)), []).append(i)
+            self.keys.add(text_key(prefix_key(text)))
         else:
-            self.full.setdefault(text, []).append(i)
+            self.full.setdefault(text_key(text), []).append(i)
+
+    def arrays(self, name: str) -> dict[str, np.ndarray]:
+        """The index as flat arrays: hash halves, eval index lists, prefix keys."""
+        items = sorted(self.full.items())
+        lengths = np.array([len(v) for _, v in items], dtype=np.int64)
+        return {
+            f"{name}.key": _split128([k for k, _ in items]),
+            f"{name}.ptr": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+            f"{name}.idx": np.array([i for _, v in items for i in v], dtype=np.int64),
+            f"{name}.prefix": _split128(sorted(self.keys)),
+        }
+
+    @classmethod
+    def from_arrays(cls, name: str, a: dict[str, np.ndarray]) -> "_Index":
+        keys, ptr, idx = _join128(a[f"{name}.key"]), a[f"{name}.ptr"].tolist(), a[f"{name}.idx"].tolist()
+        full = {k: idx[ptr[j] : ptr[j + 1]] for j, k in enumerate(keys)}
+        return cls(full, set(_join128(a[f"{name}.prefix"])))
+
+
+def _split128(keys: list[int]) -> np.ndarray:
+    """128-bit ints as an (n, 2) uint64 array (numpy has no 128-bit integers)."""
+    out = np.zeros((len(keys), 2), dtype=np.uint64)
+    for j, k in enumerate(keys):
+        out[j, 0], out[j, 1] = k >> 64, k & 0xFFFFFFFFFFFFFFFF
+    return out
+
+
+def _join128(a: np.ndarray) -> list[int]:
+    return [(int(hi) << 64) | int(lo) for hi, lo in a.tolist()]
+
+
+_NAMES = ("prompts", "targets", "cross_targets", "cross_prompts")
 
 
 class TextMatchDetector:
@@ -70,55 +114,96 @@ class TextMatchDetector:
 
     Cross-field matches (an eval target equal to a train prompt) are looked up only for
     texts of at least ``min_cross_chars`` characters: a short answer such as "18" equal to
-    a whole train prompt says nothing.
+    a whole train prompt says nothing. Built once from the eval records, never changed.
     """
 
-    def __init__(self, level: str, evals: Sequence[Record], min_cross_chars: int):
+    def __init__(self, level: str, evals: Sequence[Record], min_cross_chars: int, _indexes: tuple[_Index, ...] | None = None):
         self.level = level
         self._norm = level == "normalized"
-        self.prompts, self.targets = _Index(), _Index()
-        self.cross_targets, self.cross_prompts = _Index(), _Index()
-        for i, r in enumerate(evals):
-            self.prompts.add(r.prompt, i, self._norm)
-            if len(r.prompt) >= min_cross_chars:
-                self.cross_prompts.add(r.prompt, i, self._norm)
-            if r.target is not None:
-                self.targets.add(r.target, i, self._norm)
-                if len(r.target) >= min_cross_chars:
-                    self.cross_targets.add(r.target, i, self._norm)
+        self.min_cross_chars = min_cross_chars
+        if _indexes is not None:
+            self.prompts, self.targets, self.cross_targets, self.cross_prompts = _indexes
+        else:
+            self.prompts, self.targets = _Index(), _Index()
+            self.cross_targets, self.cross_prompts = _Index(), _Index()
+            for i, r in enumerate(evals):
+                self.prompts.add(r.prompt, i, self._norm)
+                if len(r.prompt) >= min_cross_chars:
+                    self.cross_prompts.add(r.prompt, i, self._norm)
+                if r.target is not None:
+                    self.targets.add(r.target, i, self._norm)
+                    if len(r.target) >= min_cross_chars:
+                        self.cross_targets.add(r.target, i, self._norm)
         # prefix keys a train prompt / train target can hit (normalized level only)
         self._keys_p = self.prompts.keys | self.cross_targets.keys
         self._keys_t = self.targets.keys | self.cross_prompts.keys
 
-    def probe(self, batch: Sequence[Record]) -> Iterator[Match]:
+    def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """Plain data to save: settings and arrays of hashes (no text)."""
+        arrays: dict[str, np.ndarray] = {}
+        for name in _NAMES:
+            arrays.update(getattr(self, name).arrays(name))
+        return {"min_cross_chars": self.min_cross_chars}, arrays
+
+    @classmethod
+    def from_state(cls, level: str, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> "TextMatchDetector":
+        idx = tuple(_Index.from_arrays(n, arrays) for n in _NAMES)
+        return cls(level, (), int(meta["min_cross_chars"]), _indexes=idx)
+
+    @classmethod
+    def concat(cls, parts: Sequence["TextMatchDetector"], sizes: Sequence[int]) -> "TextMatchDetector":
+        """One index over several eval sets: part ``k``'s eval indexes shifted by the sizes before it."""
+        idx = []
+        for name in _NAMES:
+            merged = _Index()
+            offset = 0
+            for p, n in zip(parts, sizes):
+                src = getattr(p, name)
+                for key, ids in src.full.items():
+                    merged.full.setdefault(key, []).extend(i + offset for i in ids)
+                merged.keys |= src.keys
+                offset += n
+            idx.append(merged)
+        return cls(parts[0].level, (), parts[0].min_cross_chars, _indexes=tuple(idx))
+
+    def with_train_sample(self, sample: Sequence[Record]) -> "TextMatchDetector":
+        return self  # nothing to learn from train
+
+    def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:
         return self._probe_normalized(batch) if self._norm else self._probe_exact(batch)
 
     def _probe_exact(self, batch: Sequence[Record]) -> Iterator[Match]:
         P, T = self.prompts.full, self.targets.full
         XT, XP = self.cross_targets.full, self.cross_prompts.full
         for pos, r in enumerate(batch):
-            p, t = r.prompt, r.target
+            p = text_key(r.prompt)
             if p in P or p in XT:
                 yield from _matches(pos, P.get(p), XT.get(p), "prompt")
-            if t is not None and (t in T or t in XP):
-                yield from _matches(pos, T.get(t), XP.get(t), "target")
+            if r.target is not None:
+                t = text_key(r.target)
+                if t in T or t in XP:
+                    yield from _matches(pos, T.get(t), XP.get(t), "target")
 
     def _probe_normalized(self, batch: Sequence[Record]) -> Iterator[Match]:
         P, T, XT, XP = self.prompts, self.targets, self.cross_targets, self.cross_prompts
         keys_p, keys_t = self._keys_p, self._keys_t
         for pos, r in enumerate(batch):
-            if prefix_key(r.prompt) in keys_p:
-                n = normalize(r.prompt)
+            if text_key(prefix_key(r.prompt)) in keys_p:
+                n = text_key(normalize(r.prompt))
                 yield from _matches(pos, P.full.get(n), XT.full.get(n), "prompt")
             t = r.target
-            if t is not None and prefix_key(t) in keys_t:
-                n = normalize(t)
+            if t is not None and text_key(prefix_key(t)) in keys_t:
+                n = text_key(normalize(t))
                 yield from _matches(pos, T.full.get(n), XP.full.get(n), "target")
 
     def parameters(self) -> dict[str, Any]:
         if self.level == "exact":
             return {"method": "byte-identical canonical text"}
-        return {"method": "identical after NFKC, case folding, whitespace collapsing, removal of BOM/zero-width characters"}
+        return {"method": "identical after NFKC, typographic quotes/dashes to ASCII, case folding outside LaTeX math, "
+                           "whitespace collapsing, removal of invisible (default-ignorable) characters"}
+
+    def notes(self) -> list[str]:
+        return []
 
 
 def _matches(pos: int, same: list[int] | None, cross: list[int] | None, train_field: str) -> Iterator[Match]:

@@ -1,8 +1,10 @@
-"""Stream raw rows from JSONL (+ .gz), JSON arrays, Parquet, CSV and HF datasets on disk.
+"""Stream raw rows from JSONL, JSON arrays, Parquet, CSV/TSV and HF datasets on disk.
 
-Each row comes with the file it is in and where (``line 12`` for JSONL, ``row 5``
-otherwise), so every error can name both. A row that cannot be parsed is yielded as a
+Text formats may be gzip-, bzip2-, xz- or zstd-compressed. Each row comes with the file
+it is in and where, 1-based (``line 12`` for JSONL and CSV, ``row 5`` for Parquet and JSON
+arrays), so every error can name both. A row that cannot be parsed is yielded as a
 :class:`BadRow` instead of raising, so the caller can fail or count it (``--on-error``).
+Lines are read up to :data:`MAX_LINE_BYTES`, so a runaway line costs bounded memory.
 
 >>> import tempfile, os
 >>> d = tempfile.mkdtemp(); p = os.path.join(d, "a.jsonl")
@@ -14,35 +16,29 @@ otherwise), so every error can name both. A row that cannot be parsed is yielded
 from __future__ import annotations
 
 import csv
-import glob
-import gzip
+import io
 import json
-import os
 import re
-import sys
-import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Iterator, NamedTuple
+from typing import Any, BinaryIO, Iterator, NamedTuple
 
 import orjson
 
 from ..errors import InputError
+from .compress import CORRUPT, corrupt, open_binary, strip_codec
+from .sources import DATA_SUFFIXES, Source, open_source
 
-DATA_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".json", ".json.gz", ".parquet", ".csv", ".csv.gz", ".tsv")
-_SPLIT_WORD = re.compile(r"(?:^|[-_./])(train|test|validation|valid|dev|eval)(?:[-_./]|$)")
+__all__ = ["DATA_SUFFIXES", "MAX_LINE_BYTES", "BadRow", "RawRow", "Source", "iter_rows", "open_source"]
 
-
-@dataclass(frozen=True)
-class Source:
-    """A resolved input: what the user named and the data files (or HF dataset) behind it."""
-
-    path: str
-    files: tuple[str, ...]
-    kind: str  # "files" or "hf"
-
-    @property
-    def display(self) -> str:
-        return self.path
+#: The longest line (JSONL record, CSV line or field) read: longer ones are errors, read past
+#: in pieces. Tests lower it; it is documented in the README ("When your data is messy").
+MAX_LINE_BYTES = 64 << 20
+_BOM = b"\xef\xbb\xbf"
+_NL = b"\n"
+_MAX_DEPTH = 1024  # orjson's nesting limit; the stdlib fallback stops earlier
+_NUL_FIX = "the file is binary, or was zero-filled by a crash: regenerate it or cut those bytes out"
+_QUOTE_FIX = "a stray quote? quote the whole field and double the quotes inside it (\"\")"
 
 
 class RawRow(NamedTuple):
@@ -50,7 +46,7 @@ class RawRow(NamedTuple):
 
     file: str
     unit: str  # "line" or "row"
-    number: int
+    number: int  # 1-based
     data: Any
 
     @property
@@ -72,136 +68,83 @@ class BadRow:
         return InputError(self.file, self.where, self.what, self.fix)
 
 
-def _is_data_file(name: str) -> bool:
-    return name.lower().endswith(DATA_SUFFIXES)
-
-
-def _is_hf_saved(path: str) -> bool:
-    return os.path.isfile(os.path.join(path, "state.json")) or os.path.isfile(
-        os.path.join(path, "dataset_dict.json")
-    )
-
-
-def _split_of(relpath: str) -> str | None:
-    m = _SPLIT_WORD.search(relpath.lower())
-    return m.group(1) if m else None
-
-
-def open_source(path: str | os.PathLike) -> Source:
-    """Resolve a file, folder, glob or ``save_to_disk`` folder; raise :class:`InputError` if empty.
-
-    ``FOLDER::SPLIT`` picks one split of a local dataset repo (files whose path names the
-    split, e.g. ``data/test-00000-of-00001.parquet``) or of a saved ``DatasetDict``.
-    """
-    path = os.fspath(path)
-    if "::" in path and not os.path.exists(path):
-        return _open_split(*path.rsplit("::", 1))
-    if any(c in path for c in "*?[") and not os.path.exists(path):
-        files = sorted(f for f in glob.glob(path, recursive=True) if os.path.isfile(f) and _is_data_file(f))
-        if not files:
-            raise InputError(path, None, "the glob matches no data files", "check the pattern; data files end in " + ", ".join(DATA_SUFFIXES))
-        return Source(path, tuple(files), "files")
-    if not os.path.exists(path):
-        raise InputError(path, None, "no such file or folder", "check the path")
-    if os.path.isdir(path):
-        if _is_hf_saved(path):
-            if os.path.isfile(os.path.join(path, "dataset_dict.json")):
-                names = sorted(d for d in os.listdir(path) if os.path.isdir(os.path.join(path, d)))
-                raise InputError(
-                    path, None, f"is a DatasetDict with splits {', '.join(names)}",
-                    f"pick one, e.g. {path}::{names[0] if names else 'train'}",
-                )
-            return Source(path, (path,), "hf")
-        files = _walk_data_files(path)
-        if not files:
-            raise InputError(path, None, "the folder holds no data files", "data files end in " + ", ".join(DATA_SUFFIXES))
-        splits = {sp for f in files if (sp := _split_of(os.path.relpath(f, path)))}
-        if len(splits) > 1:
-            raise InputError(
-                path, None, f"the folder mixes several splits ({', '.join(sorted(splits))})",
-                f"pick one, e.g. {path}::{sorted(splits)[-1]}",
-            )
-        return Source(path, tuple(files), "files")
-    if not os.access(path, os.R_OK):
-        raise InputError(path, None, "permission denied", "make the file readable (chmod +r) or run as a user who may read it")
-    return Source(path, (path,), "files")
-
-
-def _open_split(folder: str, split: str) -> Source:
-    whole = f"{folder}::{split}"
-    if not os.path.isdir(folder):
-        raise InputError(whole, None, f"no such folder {folder}", "FOLDER::SPLIT needs a dataset folder")
-    if os.path.isfile(os.path.join(folder, "dataset_dict.json")):
-        sub = os.path.join(folder, split)
-        if not os.path.isdir(sub):
-            names = sorted(d for d in os.listdir(folder) if os.path.isdir(os.path.join(folder, d)))
-            raise InputError(whole, None, f"the DatasetDict has no split {split!r}", f"choose one of {', '.join(names)}")
-        return Source(whole, (sub,), "hf")
-    return Source(whole, tuple(_split_files(folder, split)), "files")
-
-
-def _walk_data_files(folder: str) -> list[str]:
-    """Data files below ``folder`` in a stable order, hidden files and folders left out."""
-    files: list[str] = []
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        files += [os.path.join(root, n) for n in sorted(names) if _is_data_file(n) and not n.startswith(".")]
-    return files
-
-
-def _split_files(folder: str, split: str) -> list[str]:
-    found: dict[str, list[str]] = {}
-    for f in _walk_data_files(folder):
-        found.setdefault(_split_of(os.path.relpath(f, folder)) or "", []).append(f)
-    if split.lower() not in found:
-        known = ", ".join(sorted(k for k in found if k)) or "none named in the file paths"
-        raise InputError(f"{folder}::{split}", None, f"no data files of split {split!r}", f"splits found: {known}")
-    return found[split.lower()]
-
-
 def iter_rows(source: Source) -> Iterator[RawRow | BadRow]:
     """Yield every row of every file of ``source`` in order."""
     if source.kind == "hf":
         yield from _iter_hf(source.files[0])
         return
     for f in source.files:
-        low = f.lower()
-        if low.endswith((".parquet",)):
+        base = strip_codec(f).lower()
+        if base.endswith(".parquet"):
             yield from _iter_parquet(f)
-        elif low.endswith((".csv", ".csv.gz", ".tsv")):
+        elif base.endswith((".csv", ".tsv")):
             yield from _iter_csv(f)
         else:
             yield from _iter_json_lines(f)
 
 
-def _open_bytes(path: str):
-    try:
-        if path.lower().endswith(".gz"):
-            return gzip.open(path, "rb")
-        return open(path, "rb")
-    except PermissionError:
-        raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
-    except IsADirectoryError:
-        raise InputError(path, None, "is a folder where a file was expected", "pass the folder itself or a glob") from None
+class _LongLine(NamedTuple):
+    size: int
+    nul_only: bool
+
+
+def _size(n: int) -> str:
+    return f"{n >> 20} MiB" if n and n % (1 << 20) == 0 else f"{n:,} bytes"
+
+
+def _read_past(readline: Callable[[int], bytes], head: bytes) -> _LongLine:
+    """Read the rest of an over-long line whose first piece is ``head``, 1 MiB at a time."""
+    size, nul_only, line = len(head), head.count(0) == len(head), head
+    while not line.endswith(b"\n"):
+        line = readline(1 << 20)
+        if not line:
+            break
+        body = line.rstrip(b"\r\n")
+        size += len(body)
+        nul_only = nul_only and body.count(0) == len(body)
+    return _LongLine(size, nul_only)
+
+
+def _bounded_lines(fh: BinaryIO) -> Iterator[bytes | _LongLine]:
+    """The lines of ``fh``; a line over :data:`MAX_LINE_BYTES` becomes a :class:`_LongLine`."""
+    limit = MAX_LINE_BYTES
+    readline: Callable[[int], bytes] = fh.readline
+    while line := readline(limit + 1):
+        yield line if len(line) <= limit or line.endswith(b"\n") else _read_past(readline, line)
+
+
+def _long_line(n: _LongLine) -> str:
+    nul = ", all NUL bytes" if n.nul_only else ""
+    return f"the line is longer than the {_size(MAX_LINE_BYTES)} limit ({n.size:,} bytes{nul})"
+
+
+def _long_fix(n: _LongLine) -> str:
+    return _NUL_FIX if n.nul_only else "split the record, or check that this is a line-based file"
 
 
 def _decode_line(line: bytes) -> Any:
     try:
         return orjson.loads(line)
     except orjson.JSONDecodeError as first:
+        if str(first).startswith("depth limit"):
+            raise
         # orjson rejects lone surrogate escapes ("\ud800") that the stdlib accepts.
         try:
             return json.loads(line.decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             raise first from None
 
 
 def _json_error(path: str, where: str, line: bytes, exc: Exception) -> BadRow:
+    if b"\x00" in line:
+        return BadRow(path, where, "nul_bytes", "the line holds NUL bytes: binary data, not JSON text", _NUL_FIX)
     try:
         line.decode("utf-8")
     except UnicodeDecodeError as e:
         return BadRow(path, where, "invalid_utf8", f"invalid UTF-8 byte 0x{line[e.start]:02x} at column {e.start + 1}",
                       "re-encode the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)")
+    if str(exc).startswith("depth limit"):
+        return BadRow(path, where, "too_deep", f"JSON nested deeper than {_MAX_DEPTH} levels", "flatten the record")
     try:  # re-parse without the line break so the column is the one in the line
         orjson.loads(line.rstrip(b"\r\n"))
     except orjson.JSONDecodeError as e:
@@ -210,65 +153,65 @@ def _json_error(path: str, where: str, line: bytes, exc: Exception) -> BadRow:
     m = re.match(r"(.*?): line \d+ column (\d+)", msg)
     if m:
         msg = f"{m.group(1)} at column {m.group(2)}"
+    if not line.endswith(b"\n"):
+        return BadRow(path, where, "truncated_line", "the last line is cut off (no closing brace/newline)",
+                      "the file was truncated while writing: regenerate it or delete the last line")
     return BadRow(path, where, "invalid_json", f"invalid JSON ({msg[:120]})", "fix or remove the line")
 
 
 def _iter_json_lines(path: str) -> Iterator[RawRow | BadRow]:
-    fh = _open_bytes(path)
     lineno = 0
     try:
-        with fh:
-            head = fh.peek(64)[:64] if hasattr(fh, "peek") else b""
-            if head.startswith(b"\xef\xbb\xbf"):
-                head = head[3:]
-            if head.lstrip()[:1] == b"[" or (path.lower().endswith((".json", ".json.gz")) and head.lstrip()[:1] == b"{"):
-                whole = _try_whole_json(path, fh)
+        with open_binary(path) as fh:
+            head = fh.peek(64)[:64].removeprefix(_BOM).lstrip()[:1]  # type: ignore[attr-defined]
+            if head == b"[" or (strip_codec(path).lower().endswith(".json") and head == b"{"):
+                raw = fh.read()
+                whole = _whole_json(path, raw)
                 if whole is not None:
                     yield from whole
                     return
-                fh = _open_bytes(path)
-            first = True
-            for line in fh:
+                fh = io.BytesIO(raw)  # one object per line under a .json name: already in memory
+            # The read loop is written out, not a generator of lines: it runs once per record.
+            limit = MAX_LINE_BYTES
+            readline: Callable[[int], bytes] = fh.readline
+            line = readline(limit + 1).removeprefix(_BOM)
+            while line:
                 lineno += 1
-                if first:
-                    first = False
-                    if line.startswith(b"\xef\xbb\xbf"):
-                        line = line[3:]
-                if line.isspace() or not line:
-                    continue
-                try:
-                    yield RawRow(path, "line", lineno, _decode_line(line))
-                except (ValueError, UnicodeDecodeError) as exc:
-                    bad = _json_error(path, f"line {lineno}", line, exc)
-                    if not line.endswith(b"\n") and bad.reason == "invalid_json":
-                        bad = BadRow(path, f"line {lineno}", "truncated_line", "the last line is cut off (no closing brace/newline)",
-                                     "the file was truncated while writing: regenerate it or delete the last line")
-                    yield bad
-    except (EOFError, zlib.error, gzip.BadGzipFile, OSError) as exc:
+                if len(line) > limit and not line.endswith(b"\n"):
+                    long = _read_past(readline, line)
+                    yield BadRow(path, f"line {lineno}", "line_too_long", _long_line(long), _long_fix(long))
+                elif not line.isspace():
+                    try:
+                        yield RawRow(path, "line", lineno, _decode_line(line))
+                    except (ValueError, UnicodeDecodeError) as exc:
+                        yield _json_error(path, f"line {lineno}", line, exc)
+                line = readline(limit + 1)
+    except CORRUPT as exc:
         if isinstance(exc, PermissionError):
             raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
-        if isinstance(exc, gzip.BadGzipFile) and lineno == 0:
-            raise InputError(path, None, "is not gzip-compressed although its name ends in .gz",
-                             "rename it without .gz or compress it with gzip") from None
-        raise InputError(path, f"after line {lineno}", f"compressed data is truncated or corrupt ({exc})",
-                         "re-download or re-compress the file (gzip -t tests it)") from None
+        raise corrupt(path, f"after line {lineno}", exc) from None
 
 
-def _try_whole_json(path: str, fh) -> Iterator[RawRow | BadRow] | None:
+def _line_col(raw: bytes, pos: int) -> str:
+    line_start = raw.rfind(b"\n", 0, pos) + 1
+    return f"line {raw.count(_NL, 0, pos) + 1} column {pos - line_start + 1}"
+
+
+def _whole_json(path: str, raw: bytes) -> Iterator[RawRow | BadRow] | None:
     """A JSON array (or an object holding one list of records); ``None`` means: read as JSONL."""
-    raw = fh.read()
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
+    raw = raw.removeprefix(_BOM)
     try:
         obj = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+    except orjson.JSONDecodeError as first:
+        if str(first).startswith("depth limit"):
+            raise InputError(path, _line_col(raw, first.pos), f"JSON nested deeper than {_MAX_DEPTH} levels", "flatten the records") from None
         try:
             obj = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as e:
-            raise InputError(path, f"byte {e.start}", "invalid UTF-8", "re-encode the file as UTF-8") from None
+            raise InputError(path, _line_col(raw, e.start), "invalid UTF-8", "re-encode the file as UTF-8") from None
         except json.JSONDecodeError as e:
-            if raw.lstrip()[:1] == b"{" and "Extra data" in str(e):
-                return None  # one object per line: JSONL with a .json name
+            if "Extra data" in str(e):
+                return None  # one value per line: JSONL (under a .json name, or starting with a list)
             raise InputError(path, f"line {e.lineno} column {e.colno}", f"invalid JSON ({e.msg})",
                              "fix the file (python -m json.tool FILE shows where)") from None
     if isinstance(obj, dict):
@@ -276,10 +219,10 @@ def _try_whole_json(path: str, fh) -> Iterator[RawRow | BadRow] | None:
         if len(lists) == 1:
             obj = obj[lists[0]]
         else:
-            return iter([RawRow(path, "row", 0, obj)])
+            return iter([RawRow(path, "row", 1, obj)])
     if not isinstance(obj, list):
         raise InputError(path, None, "holds a single JSON value, not records", "write one JSON object per line (JSONL)")
-    return (RawRow(path, "row", i, r) for i, r in enumerate(obj))
+    return (RawRow(path, "row", i, r) for i, r in enumerate(obj, 1))
 
 
 def _iter_parquet(path: str) -> Iterator[RawRow | BadRow]:
@@ -296,20 +239,50 @@ def _iter_parquet(path: str) -> Iterator[RawRow | BadRow]:
     try:
         for batch in pf.iter_batches(batch_size=2048):
             for rec in batch.to_pylist():
-                yield RawRow(path, "row", row, rec)
                 row += 1
+                yield RawRow(path, "row", row, rec)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, f"after row {row}", f"corrupt Parquet data ({str(exc)[:100]})", "re-create the file") from None
 
 
+def _text_lines(fh: BinaryIO, path: str) -> Iterator[str]:
+    """Decoded lines for the csv module, each within the line limit; bad bytes name their line."""
+    for n, line in enumerate(_bounded_lines(fh), 1):
+        if isinstance(line, _LongLine):
+            raise InputError(path, f"line {n}", _long_line(line), _long_fix(line) if line.nul_only else _QUOTE_FIX)
+        if n == 1:
+            line = line.removeprefix(_BOM)
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError(path, f"line {n}", f"invalid UTF-8 byte 0x{line[e.start]:02x} at column {e.start + 1}",
+                             "re-encode the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+
+
+def _csv_error(path: str, start: int, end: int, e: csv.Error) -> InputError:
+    msg = str(e)
+    if "unexpected end of data" in msg:
+        what = "a quoted field that starts in this row never closes: the rest of the file would be one field"
+    elif "expected after" in msg:
+        span = f", and the field ran on to line {end}" if end > start else ""
+        what = f"text follows the closing quote of a field ({msg}{span})"
+    elif "field larger than field limit" in msg:
+        what = f"a field is longer than the {_size(MAX_LINE_BYTES)} limit (it ran on to line {end})"
+    elif "NUL" in msg:
+        return InputError(path, f"line {end}", "the line holds NUL bytes: binary data, not CSV text", _NUL_FIX)
+    else:
+        return InputError(path, f"line {start}", f"malformed CSV ({msg})", "check the quoting")
+    return InputError(path, f"line {start}", what, _QUOTE_FIX)
+
+
 def _iter_csv(path: str) -> Iterator[RawRow | BadRow]:
-    csv.field_size_limit(sys.maxsize)
-    opener = gzip.open if path.lower().endswith(".gz") else open
-    delim = "\t" if path.lower().endswith(".tsv") else ","
+    """Rows of a CSV/TSV file, located by the line each starts on (a quoted field may span lines)."""
+    csv.field_size_limit(MAX_LINE_BYTES)
+    delim = "\t" if strip_codec(path).lower().endswith(".tsv") else ","
+    start = 1
     try:
-        with opener(path, "rt", encoding="utf-8-sig", newline="") as fh:
-            reader = csv.reader(fh, delimiter=delim)
-            row = 0
+        with open_binary(path) as fh:
+            reader = csv.reader(_text_lines(fh, path), delimiter=delim, strict=True)
             try:
                 first = next(reader, None)
                 if first is None:
@@ -318,24 +291,26 @@ def _iter_csv(path: str) -> Iterator[RawRow | BadRow]:
                     names = first
                 else:  # a headerless file (MMLU's CSVs): columns are named 0, 1, 2, ...
                     names = [str(i) for i in range(len(first))]
-                    yield RawRow(path, "row", row, dict(zip(names, first)))
-                    row += 1
+                    yield RawRow(path, "line", 1, dict(zip(names, first)))
                 width = len(names)
-                for cells in reader:
+                while True:
+                    start = reader.line_num + 1
+                    cells = next(reader, None)
+                    if cells is None:
+                        return
                     if not cells:
                         continue
                     if len(cells) > width:
-                        yield BadRow(path, f"row {row} (line {reader.line_num})", "csv_extra_columns",
+                        yield BadRow(path, f"line {start}", "csv_extra_columns",
                                      f"row has {len(cells)} columns, the header {width}", "quote fields that contain the delimiter")
                     else:  # a short row lacks its last fields: they are missing, not empty
-                        yield RawRow(path, "row", row, dict(zip(names, cells)))
-                    row += 1
-            except UnicodeDecodeError:
-                raise InputError(path, f"after row {row}", "invalid UTF-8", "re-encode the file as UTF-8") from None
+                        yield RawRow(path, "line", start, dict(zip(names, cells)))
             except csv.Error as e:
-                raise InputError(path, f"line {reader.line_num}", f"malformed CSV ({e})", "check quoting") from None
-    except PermissionError:
-        raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
+                raise _csv_error(path, start, reader.line_num, e) from None
+    except CORRUPT as exc:
+        if isinstance(exc, PermissionError):
+            raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
+        raise corrupt(path, f"after line {start}", exc) from None
 
 
 _HEADER_CELL = re.compile(r"[A-Za-z_][\w .:/()-]{0,63}")
@@ -365,5 +340,5 @@ def _iter_hf(path: str) -> Iterator[RawRow | BadRow]:
     row = 0
     for batch in ds.with_format("arrow").iter(batch_size=2048):
         for rec in batch.to_pylist():
-            yield RawRow(path, "row", row, rec)
             row += 1
+            yield RawRow(path, "row", row, rec)

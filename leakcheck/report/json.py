@@ -17,7 +17,7 @@ from ..gate import exit_code, gated_findings
 from ..result import ScanResult
 from ._atomic import write_atomic
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def to_dict(result: ScanResult, policy: Policy | None = None) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..config import KINDS, LEVELS, Policy
 from ..errors import InputError, UsageError
-from ..result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow
+from ..result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow, UnreadFile
 from .json import SCHEMA_VERSION
 
 
@@ -36,6 +36,9 @@ def _info(d: dict[str, Any]) -> InputInfo:
         skipped=dict(d.get("skipped", {})),
         skipped_rows=tuple(SkippedRow(**s) for s in d.get("skipped_rows", [])),
         subsets=dict(d.get("subsets", {})),
+        no_target=d.get("no_target", 0),
+        unread=tuple(UnreadFile(**u) for u in d.get("unread", [])),
+        hub=d.get("hub"),
     )
 
 
@@ -69,6 +72,10 @@ def _check(d: dict[str, Any]) -> None:
               and _is_int(i.get("records")) and _is_int(i.get("rows")) and isinstance(i.get("fields"), dict),
               f"{side} must hold path, files, format, fields, records and rows")
         _need(all(isinstance(k, str) and _is_int(n) for k, n in i.get("subsets", {}).items()), f"{side}.subsets must map names to counts")
+        _need(_is_int(i.get("no_target", 0)), f"{side}.no_target must be an integer")
+        _need(isinstance(i.get("unread", []), list) and all(
+            isinstance(u, dict) and set(u) == {"path", "reason"} and _strs(list(u.values())) for u in i.get("unread", [])),
+            f"{side}.unread must be a list of {{path, reason}} objects")
     for key in ("findings", "near_misses", "siblings"):
         fs = d.get(key, [])
         _need(isinstance(fs, list), f"{key} must be a list")
@@ -127,7 +134,6 @@ def load_report(path: str | os.PathLike) -> tuple[ScanResult, Policy]:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         if isinstance(exc, json.JSONDecodeError) and not exc.doc.strip():
             raise InputError(p, None, "empty file", "pass the JSON report written by leakcheck scan --json") from None
-        # an unterminated string runs to the end of the file: cut short too
         cut = isinstance(exc, json.JSONDecodeError) and (exc.pos >= len(exc.doc.rstrip()) or exc.msg.startswith("Unterminated string"))
         raise InputError(p, None, f"not a JSON file ({exc})" + ("; it ends too early, as if cut short" if cut else ""),
                          "pass the JSON report written by leakcheck scan --json") from None

@@ -1,0 +1,235 @@
+"""Run the scan's one step over shards of the train side: serially, on processes, or on Ray.
+
+The step, :func:`probe_shard`, is the same on every engine: read one shard's rows, turn them
+into records with the train format the driver detected, probe every level of the eval index,
+and return the shard's collector state and row counts. Engines only decide where steps run;
+the driver merges what they return (:mod:`leakcheck.collect`), so results do not depend on
+the engine, the number of jobs or the order in which shards finish.
+
+>>> default_jobs() >= 1
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .collect import Collector, TrainSide
+from .config import ScanConfig
+from .detect.base import Match
+from .errors import InputError, RecordError
+from .formats import FormatSpec
+from .index import EvalIndex
+from .io.readers import BadRow, RawRow
+from .io.shards import Shard, iter_shard
+from .records import Record
+from .result import SkippedRow
+
+MAX_SKIPPED_LISTED = 10_000
+
+
+def default_jobs() -> int:
+    """All cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass
+class RowCounts:
+    """Rows read from one side (or shard): every row is a record or a counted skip."""
+
+    rows: int = 0
+    records: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    skipped_rows: list[SkippedRow] = field(default_factory=list)
+    subsets: dict[str, int] = field(default_factory=dict)
+    #: records read whose reward target is missing, null or empty (prompt compared, no target)
+    no_target: int = 0
+
+    def merge(self, other: "RowCounts") -> "RowCounts":
+        self.rows += other.rows
+        self.records += other.records
+        self.no_target += other.no_target
+        for k, v in other.skipped.items():
+            self.skipped[k] = self.skipped.get(k, 0) + v
+        room = MAX_SKIPPED_LISTED - len(self.skipped_rows)
+        self.skipped_rows += other.skipped_rows[: max(0, room)]
+        for k, v in other.subsets.items():
+            self.subsets[k] = self.subsets.get(k, 0) + v
+        return self
+
+
+@dataclass(frozen=True)
+class ScanJob:
+    """Everything a worker needs besides the index and its shard (small, picklable)."""
+
+    config: ScanConfig
+    spec: FormatSpec
+    #: per eval set: the (prompt, target) field names findings report
+    efields: tuple[tuple[str, str], ...]
+    detected_from: str = ""
+
+
+@dataclass
+class ShardResult:
+    """What one step returns: its shard, row counts and collector state."""
+
+    shard: int
+    counts: RowCounts
+    state: Collector
+
+
+def records_of(rows: Iterable[RawRow | BadRow], spec: FormatSpec, on_error: str, counts: RowCounts, detected_from: str = "",
+               first_row: int = 0) -> Iterator[tuple[Record, int]]:
+    """``(record, line)`` for every good row; bad rows raise (``on_error="fail"``) or are counted."""
+    extract, has_target = spec.extract, spec.target is not None
+    for raw in rows:
+        rownum = first_row + counts.rows
+        counts.rows += 1
+        if isinstance(raw, BadRow):
+            _skip(counts, on_error, raw.file, raw.where, raw.reason, raw.what, raw.fix)
+            continue
+        try:
+            rec = extract(raw.data, rownum)
+        except RecordError as exc:
+            what = exc.what
+            if exc.reason in ("missing_field", "not_text"):
+                what += f" (format {spec.name}, detected from {detected_from})" if detected_from else f" (format {spec.name})"
+            _skip(counts, on_error, raw.file, raw.where, exc.reason, what, exc.fix or "")
+            continue
+        except RecursionError:  # a JSON-string column nested past Python's stack
+            _skip(counts, on_error, raw.file, raw.where, "too_deep", "a field is nested too deeply to read", "flatten the record")
+            continue
+        if has_target and rec.target is None:
+            counts.no_target += 1
+        counts.records += 1
+        yield rec, raw.number
+
+
+def _skip(counts: RowCounts, on_error: str, file: str, where: str, reason: str, message: str, fix: str) -> None:
+    if on_error == "fail":
+        raise InputError(file, where, message, (fix + ", or pass --on-error skip") if fix else "or pass --on-error skip")
+    counts.skipped[reason] = counts.skipped.get(reason, 0) + 1
+    if len(counts.skipped_rows) < MAX_SKIPPED_LISTED:
+        counts.skipped_rows.append(SkippedRow(file, where, reason, message))
+
+
+def probe_records(index: EvalIndex, job: ScanJob, records: Iterable[tuple[Record, int]], train: TrainSide) -> Collector:
+    """Probe every level of ``index`` with ``records`` in batches; the collector holds the result."""
+    collector = Collector(index, job.config, job.efields, train.shard)
+    batch: list[Record] = []
+    lines: list[int] = []
+    size = job.config.batch_size
+    for rec, line in records:
+        batch.append(rec)
+        lines.append(line)
+        if len(batch) >= size:
+            _probe_batch(index, collector, batch, lines, train)
+            batch, lines = [], []
+    if batch:
+        _probe_batch(index, collector, batch, lines, train)
+    return collector
+
+
+def _probe_batch(index: EvalIndex, collector: Collector, batch: list[Record], lines: list[int], train: TrainSide) -> None:
+    stats: dict[str, dict[str, int]] = {lv: {} for lv in index.parts}
+
+    def gen() -> Iterator[tuple[str, Match]]:
+        for lv, part in index.parts.items():
+            for m in part.probe(batch, stats[lv]):
+                yield lv, m
+
+    collector.add_batch(batch, lines, train, gen())
+    for lv, s in stats.items():
+        if s:
+            collector.count(lv, s)
+
+
+def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard) -> ShardResult:
+    """The scan's one step: read ``shard``, probe it against ``index``, return its state."""
+    counts = RowCounts()
+    recs = records_of(iter_shard(shard), job.spec, job.config.on_error, counts, job.detected_from)
+    collector = probe_records(index, job, recs, TrainSide(job.spec, shard.file, shard.index))
+    return ShardResult(shard.index, counts, collector.detach())
+
+
+# -- engines -----------------------------------------------------------------------------------
+
+#: ``progress(bytes, records)``, called as each shard is done.
+Progress = Callable[..., None]
+
+
+def run_serial(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], progress: Progress | None = None) -> Iterator[ShardResult]:
+    for s in shards:
+        r = probe_shard(index, job, s)
+        if progress:
+            progress(s.size, r.counts.records)
+        yield r
+
+
+_WORKER: dict[str, Any] = {}
+
+
+@contextlib.contextmanager
+def _main_without_phantom_file() -> Iterator[None]:
+    """Workers re-import the caller's ``__main__`` from its file; standard input and ``-c`` have none.
+
+    A real script is re-imported as usual (so it needs the ``if __name__ == "__main__"``
+    guard every multiprocessing program needs).
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None or os.path.isfile(path):
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
+def _init_worker(index_bytes: bytes, job: ScanJob) -> None:
+    _WORKER["index"] = EvalIndex.from_bytes(index_bytes, job.config)
+    _WORKER["job"] = job
+
+
+def _worker_step(shard: Shard) -> ShardResult:
+    return probe_shard(_WORKER["index"], _WORKER["job"], shard)
+
+
+def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs: int,
+                  progress: Progress | None = None) -> Iterator[ShardResult]:
+    """Steps on ``jobs`` worker processes; each loads the index once from its saved bytes.
+
+    Workers come from a fork server that imported only leakcheck: not forked from this
+    process, whose polars and NumPy threads may hold locks a forked child would inherit, and
+    not spawned, which would re-run the caller's ``__main__`` (a script without a
+    ``if __name__ == "__main__"`` guard, a notebook, standard input).
+    """
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["leakcheck.engine"])
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
+                             initargs=(index.to_bytes(), job)) as pool:
+        with _main_without_phantom_file():
+            futures = {pool.submit(_worker_step, s): s for s in shards}
+        try:
+            for fut in as_completed(futures):
+                r = fut.result()
+                if progress:
+                    progress(futures[fut].size, r.counts.records)
+                yield r
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise

@@ -1,0 +1,128 @@
+"""The level registry: one entry per level, and everything else reads it.
+
+A level is three things: its knobs in :class:`~leakcheck.config.ScanConfig`, ``build(evals,
+config)`` that indexes eval records into a :class:`LevelIndex` (plain data: arrays of
+hashes and signatures, never eval text), and the index's stateless ``probe(batch)``. Adding
+a level means adding one :class:`LevelSpec` here.
+
+>>> [spec.name for spec in REGISTRY.values()]
+['exact', 'normalized', 'near', 'contained']
+>>> REGISTRY["near"].fuzzy, REGISTRY["exact"].rank
+(True, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from .config import LEVELS, ScanConfig
+from .detect.base import Match
+from .records import Record
+
+
+class LevelIndex(Protocol):
+    """What one level built from the eval side; immutable once built."""
+
+    level: str
+
+    def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:
+        """Every match between the train records of ``batch`` and this index; counts into ``stats``."""
+        ...
+
+    def with_train_sample(self, sample: Sequence[Record]) -> "LevelIndex":
+        """This index, also knowing what the first train records share (templates); a new value."""
+        ...
+
+    def parameters(self) -> dict[str, Any]:
+        """User knobs and derived internals, for the report."""
+        ...
+
+    def notes(self) -> list[str]:
+        """Lines for the report (what was suppressed, what was not checked)."""
+        ...
+
+    def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """JSON-ready settings and numpy arrays that :attr:`LevelSpec.load` turns back into the index."""
+        ...
+
+    @classmethod
+    def concat(cls, parts: Sequence[Any], sizes: Sequence[int]) -> Any:
+        """One index over several eval sets' indexes (``sizes``: records of each), in order."""
+        ...
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    """One level: how to build its index from eval records and how to load a saved one."""
+
+    name: str
+    fuzzy: bool
+    build: Callable[[Sequence[Record], ScanConfig], LevelIndex]
+    load: Callable[[ScanConfig, dict[str, Any], dict[str, np.ndarray]], LevelIndex]
+    #: The :class:`ScanConfig` attribute holding the level's knobs, if it has any.
+    config_attr: str | None = None
+
+    @property
+    def rank(self) -> int:
+        """0 is the strongest evidence."""
+        return LEVELS.index(self.name)
+
+    def knobs(self, config: ScanConfig) -> dict[str, Any]:
+        """The level's knobs as plain data (an index must be probed with the knobs it was built with)."""
+        if self.config_attr is None:
+            return {"short_target_chars": config.short_target_chars}
+        from dataclasses import asdict
+
+        return asdict(getattr(config, self.config_attr))
+
+
+def _text_build(level: str) -> Callable[[Sequence[Record], ScanConfig], LevelIndex]:
+    def build(evals: Sequence[Record], config: ScanConfig) -> LevelIndex:
+        from .detect.hashing import TextMatchDetector
+
+        return TextMatchDetector(level, evals, config.short_target_chars)
+
+    return build
+
+
+def _text_load(level: str) -> Callable[[ScanConfig, dict[str, Any], dict[str, np.ndarray]], LevelIndex]:
+    def load(config: ScanConfig, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> LevelIndex:
+        from .detect.hashing import TextMatchDetector
+
+        return TextMatchDetector.from_state(level, meta, arrays)
+
+    return load
+
+
+def _fuzzy_build(level: str) -> Callable[[Sequence[Record], ScanConfig], LevelIndex]:
+    def build(evals: Sequence[Record], config: ScanConfig) -> LevelIndex:
+        from .detect import fuzzy  # numpy/datasketch only when asked for
+
+        return fuzzy.build(level, evals, config)
+
+    return build
+
+
+def _fuzzy_load(level: str) -> Callable[[ScanConfig, dict[str, Any], dict[str, np.ndarray]], LevelIndex]:
+    def load(config: ScanConfig, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> LevelIndex:
+        from .detect import fuzzy
+
+        return fuzzy.from_state(level, config, meta, arrays)
+
+    return load
+
+
+REGISTRY: dict[str, LevelSpec] = {
+    s.name: s
+    for s in (
+        LevelSpec("exact", False, _text_build("exact"), _text_load("exact")),
+        LevelSpec("normalized", False, _text_build("normalized"), _text_load("normalized")),
+        LevelSpec("near", True, _fuzzy_build("near"), _fuzzy_load("near"), "near"),
+        LevelSpec("contained", True, _fuzzy_build("contained"), _fuzzy_load("contained"), "contained"),
+    )
+}
+assert tuple(REGISTRY) == LEVELS, "the registry lists every level, strongest first"

@@ -81,3 +81,21 @@ def test_answers_stated_in_a_train_text():
     assert answers_in_text("... gives $x = \\boxed{2}$.", doc) is None  # the eval's answer is there
     assert answers_in_text("... gives $x = \\boxed{3}$.", "no answers in this text") is None
     assert answers_in_text("Add them up.", doc) is None  # the eval target states no answer
+
+
+def test_rubric_banks():
+    bank = "Advises rest [4]\nAsks about fever [5]\nRecommends ice [-3]"
+    assert compare(bank, "Asks about fever [5]\nAdvises rest [4]\nRecommends ice [-3]").verdict == "agree"
+    assert compare(bank, "advises rest [6]\nAsks about fever [5]\nRecommends ice [-3]").why == "same rubric criteria with other points"
+    assert compare(bank, "Advises rest [4]\nAsks about travel [5]").verdict == "unknown"
+
+
+@pytest.mark.parametrize("target", [GSM, "18", "Paris", SQ, "int add(int a, int b) {\n  return a + b;\n}", "Advises rest [4]\nAsks [5]", "x" * 300])
+def test_a_view_without_text_gives_the_same_verdicts(target):
+    """An eval index keeps views without text: verdicts must not depend on it (only the messages quote less)."""
+    from leakcheck.detect.agree import TargetView, view
+
+    bare = TargetView.from_json(view(target).without_text().to_json())
+    assert bare == view(target).without_text()
+    for other in (GSM, GSM.replace("72", "73"), "18", "20", "Paris.", SQ, SQ.replace("4*a", "2*a"), "Advises rest [5]\nAsks [5]", "prose " * 20):
+        assert compare(bare, other).verdict == compare(target, other).verdict, other

@@ -23,7 +23,10 @@ word re-typed; their reward targets tell them apart. :func:`compare` answers ``a
    "Ok.": a reply is not an answer), when one contains the other ("18" / "18 dollars") and
    for option letters (``B`` / ``C``: the options may be listed in another order). A final
    answer is compared with a short text only when that text is a number or formula.
-4. Anything else (prose, rubrics, one side code and the other prose): ``unknown``.
+4. **Rubric banks** (a criterion and its points per line, as :func:`~leakcheck.canon.rubric_text`
+   writes them; checked first): the same criteria with other points ``disagree`` (another
+   reward), the same criteria and points agree, other criteria are ``unknown``.
+5. Anything else (prose, one side code and the other prose): ``unknown``.
 
 ``disagree`` is meant to be *clear*: the same program re-typed with other names and layout
 agrees; two programs that differ in one operator do not.
@@ -45,6 +48,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+import warnings
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
@@ -95,6 +99,7 @@ class TargetView:
     answer: _Text | None = None  # an explicit final answer
     code: tuple[str, int, int] | None = None  # ("py"|"lex", key of the canonical program, key of its shape)
     short: _Text | None = None  # the whole target, when short
+    rubric: tuple[int, int] | None = None  # a rubric bank: key of its (criterion, points) lines, key of its criteria
 
     def without_text(self) -> "TargetView":
         drop = lambda t: None if t is None else replace(t, shown=None)  # noqa: E731
@@ -102,12 +107,15 @@ class TargetView:
 
     def to_json(self) -> list:
         enc = lambda t: None if t is None else [t.canon, t.tokens, list(t.spans), t.like, t.letter]  # noqa: E731
-        return [enc(self.answer), None if self.code is None else list(self.code), enc(self.short)]
+        return [enc(self.answer), None if self.code is None else list(self.code), enc(self.short),
+                None if self.rubric is None else list(self.rubric)]
 
     @classmethod
     def from_json(cls, d: list) -> "TargetView":
         dec = lambda x: None if x is None else _Text(int(x[0]), int(x[1]), tuple(map(int, x[2])), bool(x[3]), bool(x[4]), None)  # noqa: E731
-        return cls(dec(d[0]), None if d[1] is None else (str(d[1][0]), int(d[1][1]), int(d[1][2])), dec(d[2]))
+        rubric = d[3] if len(d) > 3 else None
+        return cls(dec(d[0]), None if d[1] is None else (str(d[1][0]), int(d[1][1]), int(d[1][2])), dec(d[2]),
+                   None if rubric is None else (int(rubric[0]), int(rubric[1])))
 
 
 def compare(eval_target: "str | TargetView | None", train_target: str | None) -> Agreement:
@@ -119,6 +127,12 @@ def compare(eval_target: "str | TargetView | None", train_target: str | None) ->
         return Agreement("unknown", "a target is missing")
     a = eval_target if isinstance(eval_target, TargetView) else view(eval_target)
     b = view(train_target)
+    if a.rubric is not None and b.rubric is not None:
+        if a.rubric[0] == b.rubric[0]:
+            return Agreement("agree", "same rubric (criteria and points)")
+        if a.rubric[1] == b.rubric[1]:
+            return Agreement("disagree", "same rubric criteria with other points")
+        return Agreement("unknown", "rubrics with other criteria")
     if a.answer is not None and b.answer is not None:
         return _same_answer(a.answer, b.answer, "final answers")
     if a.code is not None and b.code is not None:
@@ -150,9 +164,25 @@ def _text(s: str, spans: bool) -> _Text:
                  isinstance(canon, str) and bool(_LETTER.match(canon)), s)
 
 
+_RUBRIC_LINE = re.compile(r"^(.*\S)\s*\[(-?\d+(?:\.\d+)?)\]$")
+
+
+def _rubric(text: str) -> tuple[int, int] | None:
+    """A rubric bank as :func:`~leakcheck.canon.rubric_text` writes it: a criterion and its points per line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    parsed = [_RUBRIC_LINE.match(ln) for ln in lines]
+    if len(lines) < 2 or not all(parsed):
+        return None
+    pairs = sorted((normalize(m[1]), m[2]) for m in parsed if m)
+    return _key(repr(pairs)), _key(repr(sorted(c for c, _ in pairs)))
+
+
 @lru_cache(maxsize=4096)
 def view(text: str) -> TargetView:
     """What the rules look at in one target (cached: a train target may be compared often)."""
+    rubric = _rubric(text)
+    if rubric is not None:
+        return TargetView(rubric=rubric)
     answer = final_answer(text)
     code = _code_of(text) if answer is None else None
     norm = normalize(text)
@@ -316,7 +346,9 @@ def _parse_python(src: str) -> ast.Module | None:
     src = src.replace("\r\n", "\n").replace("\t", "    ")
     for attempt in (src, textwrap.dedent(src), "def _body():\n" + textwrap.indent(textwrap.dedent(src), "    ")):
         try:
-            return ast.parse(attempt)
+            with warnings.catch_warnings():  # "invalid escape sequence" in the data is not ours to report
+                warnings.simplefilter("ignore")
+                return ast.parse(attempt)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return None

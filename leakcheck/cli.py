@@ -245,7 +245,7 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     open_source(train)
     with _progress_bar(progress, quiet) as bar:
         results = scan_index(train, index, config, jobs=jobs or default_jobs(), progress=bar, notes=_same_file_notes(train, evals),
-                             **({"engine": engine, "ray_address": ray_address} if engine != "local" else {}))
+                             engine=engine, ray_address=ray_address)
     codes = {name: exit_code(r, config.policy, config.allow_partial) for name, r in results.items()}
     worst = max(codes.values(), key=severity)
     to_stderr = any(stream_of(p) == 1 for _, outs in outputs for _, p in outs)

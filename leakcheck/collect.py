@@ -121,11 +121,11 @@ class Collector:
         #: ``(shard, finding)``: rows are shard-local until :meth:`finish`
         self.findings: list[tuple[int, Finding]] = []
         self.near_misses: dict[tuple[int, str], tuple[tuple, int, Finding]] = {}
+        #: eval index -> its best siblings: (total order key, shard, finding)
+        self.siblings: dict[int, list[tuple[tuple, int, Finding]]] = {}
+        self.scorers = {lv: p.similarity for lv, p in index.parts.items() if hasattr(p, "similarity")}
         self.short = [has and n < config.short_target_chars for has, n in zip(self.meta.has_target, self.meta.target_lens)]
         self.target_only: dict[int, TargetHits] = {}
-        #: eval idx -> its best siblings: ``(order key, shard, finding)``, at most ``max_target_hits``
-        self.siblings: dict[int, list[tuple[tuple, int, Finding]]] = {}
-        self.views = self.meta.target_views
         self.stats: dict[str, dict[str, int]] = {}
         self.groups: dict[str, list[int]] = {}
         for i, g in enumerate(self.meta.groups):
@@ -160,7 +160,7 @@ class Collector:
                     self._emit(ei, t, line, train, "group", "exact", 1.0, "prompt", "prompt", group=t.group)
 
     def _classify(self, ei: int, t: Record, line: int, slot: dict[tuple[str, str], Best], train: TrainSide) -> None:
-        """One eval record against one train record: a pair, or each field on its own (or siblings)."""
+        """One eval record against one train record: a pair, or each field on its own."""
         agreement, covers = self._agreement(ei, t, slot)
         if agreement is not None and agreement.verdict == "disagree":
             slot = self._without_siblings(ei, t, line, train, slot, covers, agreement.why)
@@ -172,14 +172,14 @@ class Collector:
         if pp and not target:
             target, target_in = self._verify_target_inside(ei, t)
         agrees = None
-        if pp and not target and self._view(ei) is not None and t.target is not None and not self.short[ei]:
+        if pp and not target and self._eval_target(ei) is not None and t.target is not None and not self.short[ei]:
             target, agrees = self._agreeing_target(ei, t, pp, agreement)
         # A short target ("18", "B") equal by chance must not turn a prompt match into a
         # pair: it stays a chance match, counted apart, and the prompt match stands alone.
         if pp and target and not self.short[ei]:
             strong = pp if agrees or not target.beats(pp) else target
-            detail = {"prompt_level": pp.level, "prompt_score": round(pp.score, 4),
-                      "target_level": target.level, "target_score": round(target.score, 4), "target_in": target_in}
+            detail: dict[str, Any] = {"prompt_level": pp.level, "prompt_score": round(pp.score, 4),
+                                      "target_level": target.level, "target_score": round(target.score, 4), "target_in": target_in}
             if agrees:
                 detail["target_agrees"] = agrees
             self._emit(ei, t, line, train, "pair", strong.level, strong.score, "prompt", "prompt", detail=detail)
@@ -196,29 +196,30 @@ class Collector:
         if pit:
             self._emit(ei, t, line, train, "prompt_in_target", pit.level, pit.score, "prompt", "target")
 
-    # -- the other field as evidence (leakcheck.detect.agree) ------------------------------------
-
-    def _view(self, ei: int) -> Any:
-        """The eval target's text-free view, or ``None`` (no target, or no fuzzy level indexed)."""
-        return self.views[ei] if self.views else None
+    def _eval_target(self, ei: int) -> Any:
+        """The eval target's text where this process has it, else its text-free view (an index
+        loaded from a file keeps one per target: the same verdicts, messages quote the train side)."""
+        if self.meta.targets is not None:
+            return self.meta.targets[ei]
+        return self.meta.target_views[ei] if self.meta.target_views else None
 
     def _agreement(self, ei: int, t: Record, slot: dict[tuple[str, str], Best]) -> tuple[Any, tuple[tuple[str, str], ...]]:
         """Does the other field agree, when a fuzzy match needs it as evidence? And which matches it speaks for.
 
         The train target is compared with the eval target; without a verdict there, a
-        fuzzy, not verbatim, match inside a train text that states final answers (a document
-        of worked problems) is checked against those answers.
+        fuzzy, not verbatim, prompt match inside a train text that states final answers
+        (a document of worked problems) is checked against those answers.
         """
-        mine = self._view(ei)
+        et = self._eval_target(ei)
         fuzzy = [b is not None and b.level in _FUZZY for b in map(slot.get, _SAME_AND_IN_TEXT)]
-        if mine is None or not any(fuzzy):
+        if et is None or not any(fuzzy):
             return None, ()
-        from .detect.agree import answers_in_text, compare  # numpy only when a fuzzy level ran
+        from .detect.agree import answers_in_text, compare  # only when a fuzzy level matched
 
-        a = compare(mine, t.target) if t.target is not None else None
+        a = compare(et, t.target) if t.target is not None else None
         in_text = [slot[k] for k, f in zip(_SAME_AND_IN_TEXT, fuzzy) if f and k[1] == "prompt"]
         if (a is None or a.verdict == "unknown") and any(b.score < 1.0 for b in in_text):
-            verdict = answers_in_text(mine, t.prompt)
+            verdict = answers_in_text(et, t.prompt)
             if verdict is not None:
                 return verdict, (("prompt", "prompt"), ("target", "prompt"))
         return a, (("prompt", "prompt"), ("target", "target"))
@@ -236,7 +237,7 @@ class Collector:
         if known is None:
             from .detect.agree import compare
 
-            known = compare(self._view(ei), t.target)
+            known = compare(self._eval_target(ei), t.target)
         if known.verdict != "agree":
             return None, None
         return Best(_RANK[fuzzy[0]], 1.0, fuzzy[0]), known.why
@@ -260,8 +261,7 @@ class Collector:
         """List two records apart as sibling tasks; ``tf``: the train field the eval target was compared with."""
         pp, tt = fuzzy.get(("prompt", "prompt")), fuzzy.get(("target", tf))
         strong = min((b for b in (pp, tt) if b), key=lambda b: (b.rank, -b.score))
-        part = self.index.parts.get(strong.level)
-        score = getattr(part, "similarity", None)
+        score = self.scorers.get(strong.level)
         ps = pp.score if pp else (score(ei, "prompt", t.prompt) if score else None)
         ts = tt.score if tt else (score(ei, "target", getattr(t, tf)) if score else None)
         kind = "pair" if pp and tt else "prompt" if pp else "target"
@@ -270,11 +270,12 @@ class Collector:
                   "target_level": tt.level if tt else None, "target_score": None if ts is None else round(ts, 4),
                   "targets_disagree": why}
         f = self._finding(ei, t, line, train, kind, strong.level, strong.score, ef, ef if kind != "target" else tf, detail=detail)
-        self._keep_sibling(ei, ((strong.rank, -strong.score, train.shard, t.row), train.shard, f))
-
-    def _keep_sibling(self, ei: int, entry: tuple[tuple, int, Finding]) -> None:
         kept = self.siblings.setdefault(ei, [])
-        kept.append(entry)
+        kept.append(((strong.rank, -strong.score, train.shard, t.row), train.shard, f))
+        self._cap_siblings(ei)
+
+    def _cap_siblings(self, ei: int) -> None:
+        kept = self.siblings[ei]
         if len(kept) > self.cfg.max_target_hits:  # the best few per eval record, whatever the train order
             kept.sort(key=lambda x: x[0])
             del kept[self.cfg.max_target_hits :]
@@ -355,7 +356,7 @@ class Collector:
     # -- reduce side ----------------------------------------------------------------------------
 
     #: What a worker does not send back: the driver's collector has its own.
-    _TRANSIENT = frozenset({"index", "meta", "groups", "short", "set_of", "views"})
+    _TRANSIENT = frozenset({"index", "meta", "groups", "short", "set_of", "scorers"})
 
     def __getstate__(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k not in self._TRANSIENT}
@@ -376,11 +377,11 @@ class Collector:
                 self.target_only[ei].merge(st, cap, ex)
             else:
                 self.target_only[ei] = st
-        for ei, entries in other.siblings.items():
-            for entry in entries:
-                self._keep_sibling(ei, entry)
         for lv, stats in other.stats.items():
             self.count(lv, stats)
+        for ei, kept in other.siblings.items():
+            self.siblings.setdefault(ei, []).extend(kept)
+            self._cap_siblings(ei)
         return self
 
     def finish(self, row_offsets: Sequence[int], row_ids: bool) -> "Collected":
@@ -428,7 +429,7 @@ class Collected:
     chance: list[ChanceMatch]
     near_misses: list[Finding]
     stats: dict[str, dict[str, int]]
-    #: fuzzy matches whose targets clearly disagree, per eval record strongest first, in eval order
+    #: Fuzzy matches whose reward targets clearly disagree: sibling tasks, never gated.
     siblings: list[Finding] = field(default_factory=list)
 
 

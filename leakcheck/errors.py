@@ -36,6 +36,9 @@ class InputError(LeakcheckError):
             msg += "; " + fix
         super().__init__(msg)
 
+    def __reduce__(self) -> tuple:  # workers send it to the driver: rebuild from the parts, not the message
+        return (type(self), (self.path, self.where, self.what, self.fix))
+
 
 class RecordError(LeakcheckError):
     """A single record cannot be turned into prompt/target text.
@@ -49,6 +52,9 @@ class RecordError(LeakcheckError):
         self.what = what
         self.fix = fix
         super().__init__(what + (f"; {fix}" if fix else ""))
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (self.reason, self.what, self.fix))
 
 
 class OutputError(LeakcheckError):

@@ -79,7 +79,7 @@ class EvalMeta:
     prompts: tuple[str, ...] | None = None
     targets: tuple[str | None, ...] | None = None
     #: What the other-field rules need from each target (:mod:`leakcheck.detect.agree`), as
-    #: keys without text; empty when no fuzzy level was indexed.
+    #: keys without text, so a saved index tells siblings apart too; empty without fuzzy levels.
     target_views: tuple[Any, ...] = ()
 
     @classmethod
@@ -214,8 +214,13 @@ class EvalIndex:
 
         write_atomic(path, self.to_bytes())
 
-    def to_bytes(self) -> bytes:
+    def to_bytes(self, with_text: bool = False) -> bytes:
+        """The index as ``.lcx`` bytes. ``with_text``: also the eval texts this process holds, for
+        this run's own workers (target agreement and snippets need them); never written to a file.
+        """
         header, arrays = self._header(), self._arrays()
+        if with_text and self.meta.prompts is not None:
+            header["texts"] = {"prompts": list(self.meta.prompts), "targets": list(self.meta.targets or ())}
         buf = io.BytesIO()
         payload: dict[str, Any] = {_HEADER: np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays}
         np.savez_compressed(buf, **payload)
@@ -285,6 +290,8 @@ class EvalIndex:
             has_target=tuple(m["has_target"]), fingerprints=tuple(m["fingerprints"]),
             target_keys=tuple(k if has else None for k, has in zip(keys, m["has_target"])), target_lens=tuple(m["target_lens"]),
             target_views=_views_from(m.get("target_views", [])),
+            prompts=tuple(h["texts"]["prompts"]) if "texts" in h else None,
+            targets=tuple(h["texts"]["targets"]) if "texts" in h else None,
         )
         parts = {}
         for lv in h["levels"]:

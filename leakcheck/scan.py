@@ -22,7 +22,7 @@ from .canon import normalize
 from .collect import Collector, TrainSide, snippet
 from .config import Fields, ScanConfig
 from .engine import RowCounts, ScanJob, ShardResult, probe_records, records_of, run_processes, run_serial
-from .errors import InputError, LeakcheckError, RecordError
+from .errors import InputError, LeakcheckError, RecordError, UsageError
 from .formats import DETECT_SAMPLE, FormatSpec, detect_format
 from .index import EvalIndex
 from .io import BadRow, RawRow, iter_rows, open_source
@@ -212,38 +212,46 @@ def build_index(evals: Sequence[tuple[str, Input]], config: ScanConfig) -> EvalI
 Progress = Callable[..., None]
 
 
-def scan(train: Input, eval: Input, config: ScanConfig | None = None, *, jobs: int = 1, progress: Progress | None = None) -> ScanResult:
+def scan(train: Input, eval: Input, config: ScanConfig | None = None, *, jobs: int = 1, progress: Progress | None = None,
+         engine: str = "local", ray_address: str | None = None) -> ScanResult:
     """Find eval records that leaked into train, field by field and level by level.
 
     ``train`` and ``eval`` are paths (file, folder, glob, ``save_to_disk`` folder) or
     iterables of dicts (a ``datasets.Dataset`` works). The train side is streamed in
     shards and batches; only the eval index is held in memory. ``jobs`` > 1 probes shards
-    on that many processes, with identical results.
+    on that many processes, with identical results. ``engine="ray"`` probes them on a Ray
+    cluster instead (see :mod:`leakcheck.ray_engine`; ``jobs`` > 1 caps its actors,
+    ``ray_address`` names the cluster), with identical results too.
     """
     cfg = config or ScanConfig()
+    _check_engine(engine, train)
     if isinstance(train, (str, os.PathLike)):
         open_source(train)  # fail on a wrong train path before the eval side is indexed
-    (result,) = scan_many(train, [(name_of(eval, 0), eval)], cfg, jobs=jobs, progress=progress).values()
+    (result,) = scan_many(train, [(name_of(eval, 0), eval)], cfg, jobs=jobs, progress=progress, engine=engine,
+                          ray_address=ray_address).values()
     return result
 
 
 def scan_many(train: Input, evals: Sequence[tuple[str, Input]], config: ScanConfig | None = None, *, jobs: int = 1,
-              progress: Progress | None = None) -> dict[str, ScanResult]:
+              progress: Progress | None = None, engine: str = "local", ray_address: str | None = None) -> dict[str, ScanResult]:
     """:func:`scan` against several named eval sets in one pass over ``train``: one result per set."""
     cfg = config or ScanConfig()
+    _check_engine(engine, train)
     index = build_index(evals, cfg)
     notes = {}
     for name, data in evals:
         if isinstance(train, (str, os.PathLike)) and isinstance(data, (str, os.PathLike)) \
                 and os.path.realpath(os.fspath(train)) == os.path.realpath(os.fspath(data)):
             notes[name] = ["train and eval are the same file: every record matches itself"]
-    return scan_index(train, index, cfg, jobs=jobs, progress=progress, notes=notes)
+    return scan_index(train, index, cfg, jobs=jobs, progress=progress, notes=notes, engine=engine, ray_address=ray_address)
 
 
 def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None, *, jobs: int = 1,
-               progress: Progress | None = None, notes: Mapping[str, list[str]] | None = None) -> dict[str, ScanResult]:
+               progress: Progress | None = None, notes: Mapping[str, list[str]] | None = None,
+               engine: str = "local", ray_address: str | None = None) -> dict[str, ScanResult]:
     """Scan ``train`` against a built or loaded :class:`EvalIndex`; one result per eval set."""
     cfg = config or ScanConfig(levels=index.levels)
+    _check_engine(engine, train)
     index.check(cfg)
     index = index.only(cfg.levels)
     opened = _open(train, cfg.train_fields, "train")
@@ -262,8 +270,13 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
         shards = plan_shards(open_source(train))
         if progress:
             progress(0, 0, sum(s.size for s in shards))
-        if jobs > 1 and len(shards) > 1:
-            results: Iterable[ShardResult] = run_processes(index, job, shards, min(jobs, len(shards)), progress)
+        if engine == "ray":
+            from .ray_engine import run_ray
+
+            results: Iterable[ShardResult] = run_ray(index, job, shards, jobs=jobs if jobs > 1 else 0, address=ray_address,
+                                                     progress=progress)
+        elif jobs > 1 and len(shards) > 1:
+            results = run_processes(index, job, shards, min(jobs, len(shards)), progress)
         else:
             results = run_serial(index, job, shards, progress)
         counts, merged, offsets = _reduce(index, job, results, len(shards))
@@ -277,6 +290,20 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
         _no_records(tinfo, "train")
     collected = merged.finish(offsets, row_ids=opened.spec.id is None)
     return _results(index, cfg, tinfo, collected, notes or {})
+
+
+ENGINES = ("local", "ray")
+
+
+def _check_engine(engine: str, train: Input) -> None:
+    """Refuse an unknown engine, or what it cannot scan, before any work."""
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
+    if engine == "ray":
+        from .ray_engine import check_input, import_ray
+
+        check_input(train)
+        import_ray()
 
 
 def _sample(opened: _Opened, cfg: ScanConfig) -> tuple[list[Record], RowCounts]:

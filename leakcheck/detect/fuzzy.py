@@ -383,8 +383,9 @@ class NearDetector(_GramIndex):
 
     Signatures follow datasketch's default ``affine32`` scheme (``MinHash(num_perm, seed)``
     with the low 32 bits of our shingle hash as ``hashfunc``), computed for a whole batch at
-    once. Candidates come from datasketch's ``MinHashLSH``, which also derives the bands/rows
-    from the threshold (weighted by ``lsh_fp_weight`` towards recall: candidates are verified).
+    once. Candidates share a bucket of datasketch's ``MinHashLSH`` banding, whose bands/rows
+    datasketch derives from the threshold (weighted by ``lsh_fp_weight`` towards recall:
+    candidates are verified); the buckets are looked up in NumPy (:meth:`band_keys`).
 
     A train text is hashed only if it can still reach the threshold: Jaccard(A, B) <=
     |A ∩ U| / |A| for U the union of all eval shingles, so texts sharing too few shingles
@@ -444,7 +445,31 @@ class NearDetector(_GramIndex):
         self._df = np.diff(self.postings.ptr)
         items = np.flatnonzero(self.size)
         sig = self.signatures(self.item_h, np.repeat(np.arange(2 * self.E), self.size), 2 * self.E)[items]
-        self.lsh = _Bands(sig, items, self.bands, self.rows)
+        self.bucket_index = grams.Postings(self.band_keys(sig).ravel(), np.repeat(items, self.bands))
+
+    def band_keys(self, sig: np.ndarray) -> np.ndarray:
+        """``len(sig)`` x ``bands`` keys: band ``i`` is rows ``i*r .. (i+1)*r`` of a signature.
+
+        Two signatures share a key exactly when they agree on all rows of one band (up to
+        64-bit collisions, which only add candidates to verify): datasketch's
+        ``MinHashLSH`` buckets, looked up for a whole batch at once instead of one query
+        per text.
+        """
+        b, r = self.bands, self.rows
+        rows = sig[:, : b * r].reshape(len(sig), b, r).astype(np.uint64)
+        key = np.broadcast_to(np.arange(1, b + 1, dtype=np.uint64), (len(sig), b)).copy()
+        for j in range(r):
+            key = grams.mix64(key * grams.MUL + rows[:, :, j])
+        return key
+
+    def candidates(self, sig: np.ndarray) -> np.ndarray:
+        """Distinct ``(text, item)`` pairs sharing an LSH bucket, packed as ``text * 2E + item``, sorted."""
+        keys = self.band_keys(sig).ravel()
+        k = self.bucket_index.set.find(keys)
+        hit = np.flatnonzero(k >= 0)
+        row, item = self.bucket_index.expand(k[hit])
+        text = hit[row] // self.bands
+        return grams.unique_counts(text * (2 * self.E) + item)[0]
 
     def signatures(self, h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndarray:
         """MinHash signatures (``n_texts`` x ``num_perm``, uint32); ``text_of`` must be sorted.
@@ -461,11 +486,6 @@ class NearDetector(_GramIndex):
             ids = t[starts]
             out[ids] = np.minimum(out[ids], np.minimum.reduceat(phv, starts, axis=0))
         return out
-
-    def _lean(self, hashvalues: np.ndarray):  # -> datasketch.LeanMinHash
-        from datasketch import LeanMinHash
-
-        return LeanMinHash(seed=self.seed, hashvalues=hashvalues, scheme="affine32")
 
     def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:
         """Matches of ``batch``; ``stats`` (if given) counts texts hashed, candidates and verified pairs."""
@@ -502,9 +522,7 @@ class NearDetector(_GramIndex):
             # distinct shingles of each surviving text, contiguous per text
             dh, dt, _ = grams.distinct_pairs(h[keep], np.searchsorted(texts, text_of[keep]))
             stats["train_texts_hashed"] += len(texts)
-            sig = self.signatures(dh, dt, len(texts))
-            # only texts that can still reach the threshold get here: few, one bucket lookup each
-            cand = [li * (2 * self.E) + it for li, found in enumerate(self.lsh.query(sig)) for it in sorted(found)]
+            cand = self.candidates(self.signatures(dh, dt, len(texts))).tolist()
             if not cand:
                 continue
             stats["lsh_candidates"] += len(cand)
@@ -549,41 +567,6 @@ def _minhash(num_perm: int, seed: int):  # -> datasketch.MinHash, for its permut
     from datasketch import MinHash
 
     return MinHash(num_perm=num_perm, seed=seed)
-
-
-class _Bands:
-    """Banded LSH over MinHash signatures: two texts are candidates when one band agrees in all rows.
-
-    The same candidates as datasketch's ``MinHashLSH`` with these bands and rows (it keys its
-    tables on each band's values too), built with NumPy in milliseconds, so a saved index loads
-    fast; it holds signatures only.
-    """
-
-    def __init__(self, sig: np.ndarray, items: np.ndarray, bands: int, rows: int):
-        self.bands, self.rows = bands, rows
-        ids = items.tolist()
-        self.tables: list[dict[bytes, list[int]]] = []
-        for keys in self._keys(sig):
-            table: dict[bytes, list[int]] = {}
-            for k, it in zip(keys, ids):
-                table.setdefault(k, []).append(it)
-            self.tables.append(table)
-
-    def _keys(self, sig: np.ndarray) -> Iterator[list[bytes]]:
-        step = self.rows * 4
-        for b in range(self.bands):
-            blob = np.ascontiguousarray(sig[:, b * self.rows : (b + 1) * self.rows]).tobytes()
-            yield [blob[j : j + step] for j in range(0, len(blob), step)]
-
-    def query(self, sig: np.ndarray) -> list[set[int]]:
-        """For each signature (row of ``sig``), the items sharing a band with it."""
-        found: list[set[int]] = [set() for _ in range(len(sig))]
-        for table, keys in zip(self.tables, self._keys(sig)):
-            for j, k in enumerate(keys):
-                hit = table.get(k)
-                if hit:
-                    found[j].update(hit)
-        return found
 
 
 def _fmix32(h: np.ndarray) -> np.ndarray:

@@ -134,6 +134,7 @@ def load_report(path: str | os.PathLike) -> tuple[ScanResult, Policy]:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         if isinstance(exc, json.JSONDecodeError) and not exc.doc.strip():
             raise InputError(p, None, "empty file", "pass the JSON report written by leakcheck scan --json") from None
+        # an unterminated string runs to the end of the file: cut short too
         cut = isinstance(exc, json.JSONDecodeError) and (exc.pos >= len(exc.doc.rstrip()) or exc.msg.startswith("Unterminated string"))
         raise InputError(p, None, f"not a JSON file ({exc})" + ("; it ends too early, as if cut short" if cut else ""),
                          "pass the JSON report written by leakcheck scan --json") from None

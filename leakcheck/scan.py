@@ -345,8 +345,11 @@ def _results(index: EvalIndex, cfg: ScanConfig, tinfo: InputInfo, collected: Any
         "on_error": cfg.on_error,
     }
     level_notes = [n for p in index.parts.values() for n in p.notes()]
-    created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     meta = index.meta
+    if meta.targets is None and any(REGISTRY[lv].fuzzy for lv in index.parts) and any(meta.has_target):
+        level_notes.append("target agreement is off: an eval index holds no eval targets, so near/contained matches "
+                           "of sibling tasks (another final answer, other code) are not told apart; scan the eval files for that")
+    created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     out = {}
     for s in index.sets:
         fill, target_of = _snippets(meta, s)

@@ -63,6 +63,8 @@ def test_index_round_trip_scans_like_the_eval_file(tmp_path):
     assert _key(via) == _key(direct)
     # the report names eval records by id and fingerprint only: no eval text came with the index
     assert all(f.eval_snippet == "" for f in via.findings) and all(f.eval_snippet for f in direct.findings)
+    assert any(n.startswith("target agreement is off: an eval index holds no eval targets") for n in via.notes)
+    assert not any(n.startswith("target agreement is off") for n in direct.notes)
     res = run(main, ["scan", str(tr), "--index", str(tmp_path / "e.lcx"), "--json", str(tmp_path / "r.json")])
     assert res.exit_code == 1
     assert [f["eval_id"] for f in json.loads((tmp_path / "r.json").read_text())["findings"]] == [f.eval_id for f in direct.findings]

@@ -76,7 +76,7 @@ def _plants(ev: list[dict]) -> dict[int, dict]:
         1500: _chat(q[1].upper().replace(" ", "  "), "unrelated reply " + _words(rng, 10)),  # prompt, normalized
         3100: _chat(_swap(rng, q[2], 2), _words(rng, 12)),  # prompt, near
         4700: _chat("Background. " + _words(rng, 30) + " " + q[3] + " " + _words(rng, 30), _words(rng, 12)),  # contained
-        6200: _chat(" ".join(words[:26]) + " " + _words(rng, 14), _words(rng, 12)),  # a contained near miss
+        6200: _chat(" ".join(words[:28]) + " " + _words(rng, 14), _words(rng, 12)),  # a contained near miss: 16 of its 29 13-grams
         7800: _chat(_words(rng, 40) + "?", a[5]),  # target only
         9000: _chat(q[0], a[0]),  # the same pair again, in a later shard
         **{700 + 650 * j: _chat(_words(rng, 40) + "?", a[6]) for j in range(14)},  # a target in 14 records: generic
@@ -153,7 +153,8 @@ def test_jsonl_ray_report_is_the_local_report(data, ray_cluster, small_shards):
     assert {f["train_file"] for f in ray["findings"]} == {str(data["jsonl"])}
     assert [(c["eval_id"], c["reason"], c["train_matches"], c["examples"]) for c in ray["chance_target_matches"]] == [
         ("q6", "generic", 14, ["700", "1350", "2000"])]
-    assert [(f["eval_id"], f["train_id"], f["level"], f["score"]) for f in ray["near_misses"]] == [("q4", str(_row(6200)), "contained", 0.5)]
+    assert [(f["eval_id"], f["train_id"], f["level"]) for f in ray["near_misses"]] == [("q4", str(_row(6200)), "contained")]
+    assert 0.5 <= ray["near_misses"][0]["score"] < 0.6
     assert (ray["train"]["rows"], ray["train"]["records"], ray["train"]["skipped"]) == (10_001, 10_000, {"invalid_json": 1})
     assert [r["where"] for r in ray["train"]["skipped_rows"]] == [f"line {line[4321] + 1}"]
 

@@ -188,3 +188,22 @@ def test_rubric_decoys_are_siblings_at_every_level():
     assert {(f.eval_row, f.train_row) for f in r.findings} == {(x["eval_row"], x["train_row"]) for x in exp["leaks"]}
     assert {(s.eval_row, s.train_row, s.detail["targets_disagree"]) for s in r.siblings} == {
         (x["eval_row"], x["train_row"], "same rubric criteria with other points") for x in exp["decoys"]}
+
+
+def test_an_index_without_agreement_keys_says_agreement_is_off(tmp_path):
+    """An index written before it kept the agreement keys: the matches stand, and the report says why."""
+    import dataclasses
+
+    from leakcheck.index import EvalIndex
+    from leakcheck.scan import scan_index
+
+    idx = tmp_path / "evals.lcx"
+    assert CliRunner().invoke(main, ["index", str(EVAL), "-o", str(idx)]).exit_code == 0
+    loaded = EvalIndex.load(idx)
+    (keys,) = scan_index(TRAIN, loaded).values()
+    old = dataclasses.replace(loaded, meta=dataclasses.replace(loaded.meta, target_views=()))
+    (bare,) = scan_index(TRAIN, old).values()
+    assert len(keys.siblings) == 3 and bare.siblings == ()
+    assert {(f.eval_id, f.train_id) for f in bare.findings} == {("1", "101"), ("2", "102"), ("3", "103"), ("4", "104")}
+    assert any(n.startswith("target agreement is off: this eval index holds neither eval targets nor their agreement keys") for n in bare.notes)
+    assert not any(n.startswith("target agreement is off") for n in keys.notes)

@@ -172,7 +172,7 @@ def scan_argv(train: Path, evals: list[Path], levels: str, json_out: Path, jobs:
 def flagged_rows(json_path: Path) -> set[int]:
     """0-based rows of the eval items a leakcheck JSON report (one eval set) flagged."""
     rep = json.loads(json_path.read_text())
-    return {int(f["eval_row"]) for f in rep["findings"]}
+    return {int(f["eval_index"]) for f in rep["findings"]}
 
 
 # --------------------------------------------------------------------------------------

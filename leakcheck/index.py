@@ -339,5 +339,5 @@ def _set_from(d: dict[str, Any]) -> EvalSet:
     i = d["info"]
     info = InputInfo(**{**i, "files": tuple(i["files"]), "skipped_rows": tuple[SkippedRow, ...](),
                         "unread": tuple(UnreadFile(**u) for u in i.get("unread", []))})
-    dups = tuple(EvalDuplicate(x["kind"], x["level"], tuple(x["ids"]), tuple(x["rows"]), x["snippet"]) for x in d["duplicates"])
+    dups = tuple(EvalDuplicate(x["kind"], x["level"], tuple(x["ids"]), tuple(x["indexes"]), x["snippet"]) for x in d["duplicates"])
     return EvalSet(d["name"], info, int(d["start"]), int(d["stop"]), dups)

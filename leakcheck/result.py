@@ -8,6 +8,21 @@ from typing import Any
 from .config import KINDS, LEVELS, Policy
 
 
+#: In reports, a record's 0-based position in its input is an *index* (like a Python or
+#: ``datasets`` index, and the default id); *lines* and *rows* count from 1.
+_INDEX_KEYS = {"eval_row": "eval_index", "train_row": "train_index"}
+
+
+def _indexes_out(d: dict[str, Any]) -> dict[str, Any]:
+    return {_INDEX_KEYS.get(k, k): v for k, v in d.items()}
+
+
+def indexes_in(d: dict[str, Any]) -> dict[str, Any]:
+    """A finding or chance match from a JSON report, with its fields named as in the dataclass."""
+    back = {v: k for k, v in _INDEX_KEYS.items()}
+    return {back.get(k, k): v for k, v in d.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One eval record found in one train record, through one kind of match at one level.
@@ -73,7 +88,7 @@ class Finding:
         for k in ("subset", "train_file", "train_line", "eval_set"):
             if d[k] is None:
                 del d[k]
-        return d
+        return _indexes_out(d)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +112,7 @@ class ChanceMatch:
         d["examples"] = list(self.examples)
         if d["eval_set"] is None:
             del d["eval_set"]
-        return d
+        return _indexes_out(d)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +126,7 @@ class EvalDuplicate:
     snippet: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "level": self.level, "ids": list(self.ids), "rows": list(self.rows), "snippet": self.snippet}
+        return {"kind": self.kind, "level": self.level, "ids": list(self.ids), "indexes": list(self.rows), "snippet": self.snippet}
 
 
 @dataclass(frozen=True)

@@ -33,14 +33,14 @@ def test_report_shape(tmp_path):
     assert d["gate"] == {"fail_on": leakcheck.Policy().describe(), "policy": leakcheck.Policy().spec(), "gated_findings": 1, "exit_code": 1}
     assert leakcheck.Policy.parse(d["gate"]["policy"]) == leakcheck.Policy()
     (f,) = d["findings"]
-    assert {k: f[k] for k in ("eval_id", "train_id", "kind", "level", "score", "eval_row", "train_row", "eval_field", "train_field")} == {
+    assert {k: f[k] for k in ("eval_id", "train_id", "kind", "level", "score", "eval_index", "train_index", "eval_field", "train_field")} == {
         "eval_id": "0", "train_id": "0", "kind": "pair", "level": "exact", "score": 1.0,
-        "eval_row": 0, "train_row": 0, "eval_field": "question", "train_field": "messages"}
+        "eval_index": 0, "train_index": 0, "eval_field": "question", "train_field": "messages"}
     assert f["eval_snippet"].startswith("A farmer has 17 sheep") and f["train_snippet"] == f["eval_snippet"]
     # content fingerprints name both records whatever their rows; the train record's file and 1-based line locate it
     assert f["eval_fingerprint"] == f["train_fingerprint"] == record_fingerprint(Q, A)
     assert (f["train_file"], f["train_line"], f["eval_set"]) == (str(tmp_path / "train.jsonl"), 1, "eval")
-    assert d["chance_target_matches"] == [{"eval_id": "1", "eval_row": 1, "target": "42", "reason": "short", "level": "exact", "train_matches": 1,
+    assert d["chance_target_matches"] == [{"eval_id": "1", "eval_index": 1, "target": "42", "reason": "short", "level": "exact", "train_matches": 1,
                                            "examples": ["1"], "eval_set": "eval"}]
 
 

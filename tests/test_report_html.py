@@ -6,6 +6,7 @@ where no Chromium/Chrome binary is on PATH.
 
 from __future__ import annotations
 
+import dataclasses
 import base64
 import re
 import shutil
@@ -95,7 +96,7 @@ def test_page_is_self_contained(scanned):  # noqa: F811
 def test_user_text_is_escaped(tmp_path):
     r = _near_result()
     f = r.findings[1]
-    evil = type(f)(**{**f.to_dict(), "eval_snippet": "<script>alert(1)</script> `x` **y**"})
+    evil = dataclasses.replace(f, eval_snippet="<script>alert(1)</script> `x` **y**")
     page = to_html(type(r)(**{**r.__dict__, "findings": (r.findings[0], evil)}), charts={})
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt; `x` **y**" in page
 

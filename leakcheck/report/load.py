@@ -21,7 +21,7 @@ from typing import Any
 
 from ..config import KINDS, LEVELS, Policy
 from ..errors import InputError, UsageError
-from ..result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow, UnreadFile
+from ..result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow, UnreadFile, indexes_in
 from .json import SCHEMA_VERSION
 
 
@@ -85,18 +85,18 @@ def _check(d: dict[str, Any]) -> None:
             _need(f.get("kind") in KINDS, f"{where}.kind {f.get('kind')!r} is not one of {', '.join(KINDS)}")
             _need(f.get("level") in LEVELS, f"{where}.level {f.get('level')!r} is not one of {', '.join(LEVELS)}")
             _need(isinstance(f.get("score"), (int, float)) and not isinstance(f.get("score"), bool), f"{where}.score must be a number")
-            _need(_is_int(f.get("eval_row")) and _is_int(f.get("train_row")), f"{where}: eval_row and train_row must be integers")
+            _need(_is_int(f.get("eval_index")) and _is_int(f.get("train_index")), f"{where}: eval_index and train_index must be integers")
             _need(all(isinstance(f.get(k), str) for k in _FINDING_STR), f"{where}: {', '.join(_FINDING_STR)} must be strings")
             _need(f.get("subset") is None or isinstance(f["subset"], str), f"{where}.subset must be a string")
     cs = d["chance_target_matches"]
     _need(isinstance(cs, list) and all(
         isinstance(c, dict) and isinstance(c.get("eval_id"), str) and isinstance(c.get("target"), str) and _strs(c.get("examples"))
-        and _is_int(c.get("eval_row")) and _is_int(c.get("train_matches")) and c.get("level") in LEVELS for c in cs),
+        and _is_int(c.get("eval_index")) and _is_int(c.get("train_matches")) and c.get("level") in LEVELS for c in cs),
         "chance_target_matches must be a list of chance matches")
     ds = d["eval_duplicates"]
     _need(isinstance(ds, list) and all(
         isinstance(e, dict) and e.get("kind") in KINDS and e.get("level") in LEVELS and _strs(e.get("ids"))
-        and isinstance(e.get("rows"), list) and all(_is_int(r) for r in e["rows"]) and isinstance(e.get("snippet"), str) for e in ds),
+        and isinstance(e.get("indexes"), list) and all(_is_int(r) for r in e["indexes"]) and isinstance(e.get("snippet"), str) for e in ds),
         "eval_duplicates must be a list of duplicate groups")
     _need(_strs(d.get("notes", [])), "notes must be a list of strings")
     _need(isinstance(d.get("created_at", ""), str), "created_at must be a string")
@@ -110,14 +110,14 @@ def from_dict(d: dict[str, Any]) -> ScanResult:
         eval=_info(d["eval"]),
         levels=tuple(d["levels"]),
         parameters=d["parameters"],
-        findings=tuple(Finding(**f) for f in d["findings"]),
-        chance=tuple(ChanceMatch(**{**c, "examples": tuple(c["examples"])}) for c in d["chance_target_matches"]),
+        findings=tuple(Finding(**indexes_in(f)) for f in d["findings"]),
+        chance=tuple(ChanceMatch(**{**indexes_in(c), "examples": tuple(c["examples"])}) for c in d["chance_target_matches"]),
         eval_duplicates=tuple(
-            EvalDuplicate(kind=e["kind"], level=e["level"], ids=tuple(e["ids"]), rows=tuple(e["rows"]), snippet=e["snippet"])
+            EvalDuplicate(kind=e["kind"], level=e["level"], ids=tuple(e["ids"]), rows=tuple(e["indexes"]), snippet=e["snippet"])
             for e in d["eval_duplicates"]
         ),
-        near_misses=tuple(Finding(**f) for f in d.get("near_misses", ())),
-        siblings=tuple(Finding(**f) for f in d.get("siblings", ())),
+        near_misses=tuple(Finding(**indexes_in(f)) for f in d.get("near_misses", ())),
+        siblings=tuple(Finding(**indexes_in(f)) for f in d.get("siblings", ())),
         notes=tuple(d.get("notes", ())),
         created_at=d.get("created_at", ""),
     )

@@ -196,9 +196,12 @@ class Collector:
         if pit:
             self._emit(ei, t, line, train, "prompt_in_target", pit.level, pit.score, "prompt", "target")
 
-    def _eval_target(self, ei: int) -> str | None:
-        """The eval target's text, where this process has it (an index loaded from a file has none)."""
-        return self.meta.targets[ei] if self.meta.targets is not None else None
+    def _eval_target(self, ei: int) -> Any:
+        """The eval target's text where this process has it, else its text-free view (an index
+        loaded from a file keeps one per target: the same verdicts, messages quote the train side)."""
+        if self.meta.targets is not None:
+            return self.meta.targets[ei]
+        return self.meta.target_views[ei] if self.meta.target_views else None
 
     def _agreement(self, ei: int, t: Record, slot: dict[tuple[str, str], Best]) -> tuple[Any, tuple[tuple[str, str], ...]]:
         """Does the other field agree, when a fuzzy match needs it as evidence? And which matches it speaks for.

@@ -78,11 +78,20 @@ class EvalMeta:
     target_lens: tuple[int, ...]
     prompts: tuple[str, ...] | None = None
     targets: tuple[str | None, ...] | None = None
+    #: What the other-field rules need from each target (:mod:`leakcheck.detect.agree`), as
+    #: keys without text, so a saved index tells siblings apart too; empty without fuzzy levels.
+    target_views: tuple[Any, ...] = ()
 
     @classmethod
-    def of(cls, records: Sequence[Record]) -> "EvalMeta":
+    def of(cls, records: Sequence[Record], views: bool = False) -> "EvalMeta":
         norm = [normalize(r.target) if r.target is not None else None for r in records]
+        tv: tuple[Any, ...] = ()
+        if views:
+            from .detect.agree import view
+
+            tv = tuple(view(r.target).without_text() if r.target is not None else None for r in records)
         return cls(
+            target_views=tv,
             ids=tuple(r.id for r in records),
             rows=tuple(r.row for r in records),
             groups=tuple(r.group for r in records),
@@ -131,7 +140,8 @@ class EvalIndex:
             records.extend(recs)
         parts = {lv: REGISTRY[lv].build(records, config) for lv in config.levels}
         knobs = {lv: REGISTRY[lv].knobs(config) for lv in config.levels}
-        return cls(tuple(sets), EvalMeta.of(records), parts, knobs)
+        fuzzy = any(REGISTRY[lv].fuzzy for lv in config.levels)
+        return cls(tuple(sets), EvalMeta.of(records, views=fuzzy), parts, knobs)
 
     def with_train_sample(self, sample: Sequence[Record]) -> "EvalIndex":
         """A new index whose fuzzy levels also suppress the templates of ``sample``."""
@@ -227,7 +237,8 @@ class EvalIndex:
             "train_sample": self.train_sample,
             "sets": [_set_dict(s) for s in self.sets],
             "meta": {"ids": list(m.ids), "rows": list(m.rows), "groups": list(m.groups), "subsets": list(m.subsets),
-                     "has_target": list(m.has_target), "fingerprints": list(m.fingerprints), "target_lens": list(m.target_lens)},
+                     "has_target": list(m.has_target), "fingerprints": list(m.fingerprints), "target_lens": list(m.target_lens),
+                     "target_views": [v.to_json() if v is not None else None for v in m.target_views]},
             "parts": {lv: p.state()[0] for lv, p in self.parts.items()},
         }
 
@@ -278,6 +289,7 @@ class EvalIndex:
             ids=tuple(m["ids"]), rows=tuple(m["rows"]), groups=tuple(m["groups"]), subsets=tuple(m["subsets"]),
             has_target=tuple(m["has_target"]), fingerprints=tuple(m["fingerprints"]),
             target_keys=tuple(k if has else None for k, has in zip(keys, m["has_target"])), target_lens=tuple(m["target_lens"]),
+            target_views=_views_from(m.get("target_views", [])),
             prompts=tuple(h["texts"]["prompts"]) if "texts" in h else None,
             targets=tuple(h["texts"]["targets"]) if "texts" in h else None,
         )
@@ -288,6 +300,14 @@ class EvalIndex:
             parts[lv] = REGISTRY[lv].load(cfg, h["parts"][lv], part_arrays)
         sets = tuple(_set_from(d) for d in h["sets"])
         return cls(sets, meta, parts, h["knobs"], int(h.get("train_sample", 0)))
+
+
+def _views_from(items: list) -> tuple[Any, ...]:
+    if not items:
+        return ()
+    from .detect.agree import TargetView
+
+    return tuple(TargetView.from_json(v) if v is not None else None for v in items)
 
 
 def _config_from_knobs(knobs: dict[str, dict[str, Any]], levels: tuple[str, ...], base: ScanConfig | None) -> ScanConfig:

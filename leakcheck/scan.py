@@ -346,9 +346,11 @@ def _results(index: EvalIndex, cfg: ScanConfig, tinfo: InputInfo, collected: Any
     }
     level_notes = [n for p in index.parts.values() for n in p.notes()]
     meta = index.meta
-    if meta.targets is None and any(REGISTRY[lv].fuzzy for lv in index.parts) and any(meta.has_target):
-        level_notes.append("target agreement is off: an eval index holds no eval targets, so near/contained matches "
-                           "of sibling tasks (another final answer, other code) are not told apart; scan the eval files for that")
+    if meta.targets is None and not meta.target_views and any(REGISTRY[lv].fuzzy for lv in index.parts) and any(meta.has_target):
+        # an index written before it kept each target's text-free agreement view
+        level_notes.append("target agreement is off: this eval index holds neither eval targets nor their agreement keys, so "
+                           "near/contained matches of sibling tasks (another final answer, other code) are not told apart; "
+                           "rebuild the index with this leakcheck or scan the eval files")
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
     out = {}
     for s in index.sets:

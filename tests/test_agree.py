@@ -12,19 +12,19 @@ GSM = "Natalia sold 48/2 = <<48/2=24>>24 clips in May.\nNatalia sold 48+24 = <<4
 @pytest.mark.parametrize(("a", "b", "verdict", "why"), [
     # final answers: GSM8K, \boxed, "the answer is", across forms
     (GSM, GSM.replace("<<48/2=24>>", "").replace("<<48+24=72>>", ""), "agree", "same final answer: 72"),
-    (GSM, "She sold 72 clips in all.\n#### 72.00", "agree", "same final answer: 72"),
+    (GSM, "She sold 72 clips in all.\n#### 72.00", "agree", "same final answer: 72.00"),
     (GSM, GSM.replace("72", "73"), "disagree", "final answers differ: 72 vs 73"),
-    ("so $x = \\boxed{\\dfrac{3}{8}}$.", "The answer is $\\boxed{\\frac38}$", "agree", "same final answer: \\dfrac{3}{8}"),
-    ("... = \\boxed{0.375}", "... = \\boxed{\\frac{3}{8}}", "agree", "same final answer: 0.375"),
+    ("so $x = \\boxed{\\dfrac{3}{8}}$.", "The answer is $\\boxed{\\frac38}$", "agree", "same final answer: \\frac38"),
+    ("... = \\boxed{0.375}", "... = \\boxed{\\frac{3}{8}}", "agree", "same final answer: \\frac{3}{8}"),
     ("... so \\boxed{-i}.", "... so \\boxed{-1}.", "disagree", "final answers differ: -i vs -1"),
-    ("so the answer is 1,000.", "#### 1000", "agree", "same final answer: 1,000"),
+    ("so the answer is 1,000.", "#### 1000", "agree", "same final answer: 1000"),
     ("#### 72", "72", "agree", "same final answer: 72"),
     ("#### 72", "Ok.", "unknown", "no final answer or code on both sides"),
     ("#### 72", "72 clips", "unknown", "one short answer contains the other (72 / 72 clips)"),
     # a Markdown heading is not an answer
     ("#### Step 1\nAdd them up, and so on, until all the clips are counted: 72.", "#### 72", "unknown", "no final answer or code on both sides"),
     # short answers
-    ("18", "18.0", "agree", "same short answer: 18"),
+    ("18", "18.0", "agree", "same short answer: 18.0"),
     ("18", "20", "disagree", "short answers differ: 18 vs 20"),
     ("B", "C", "unknown", "short texts differ but are not both answers (b / c)"),
     ("(B)", "(C)", "unknown", "short texts differ but are not both answers ((b) / (c))"),
@@ -81,3 +81,21 @@ def test_answers_stated_in_a_train_text():
     assert answers_in_text("... gives $x = \\boxed{2}$.", doc) is None  # the eval's answer is there
     assert answers_in_text("... gives $x = \\boxed{3}$.", "no answers in this text") is None
     assert answers_in_text("Add them up.", doc) is None  # the eval target states no answer
+
+
+def test_rubric_banks():
+    bank = "Advises rest [4]\nAsks about fever [5]\nRecommends ice [-3]"
+    assert compare(bank, "Asks about fever [5]\nAdvises rest [4]\nRecommends ice [-3]").verdict == "agree"
+    assert compare(bank, "advises rest [6]\nAsks about fever [5]\nRecommends ice [-3]").why == "same rubric criteria with other points"
+    assert compare(bank, "Advises rest [4]\nAsks about travel [5]").verdict == "unknown"
+
+
+@pytest.mark.parametrize("target", [GSM, "18", "Paris", SQ, "int add(int a, int b) {\n  return a + b;\n}", "Advises rest [4]\nAsks [5]", "x" * 300])
+def test_a_view_without_text_gives_the_same_verdicts(target):
+    """An eval index keeps views without text: verdicts must not depend on it (only the messages quote less)."""
+    from leakcheck.detect.agree import TargetView, view
+
+    bare = TargetView.from_json(view(target).without_text().to_json())
+    assert bare == view(target).without_text()
+    for other in (GSM, GSM.replace("72", "73"), "18", "20", "Paris.", SQ, SQ.replace("4*a", "2*a"), "Advises rest [5]\nAsks [5]", "prose " * 20):
+        assert compare(bare, other).verdict == compare(target, other).verdict, other

@@ -159,3 +159,51 @@ def test_gsm8k_official_splits_pass_the_default_gate():
     res = CliRunner().invoke(main, ["scan", str(SHARED / "gsm8k" / "train.jsonl"), str(SHARED / "gsm8k" / "test.jsonl")])
     assert res.exit_code == 0, res.output
     assert "OK: no leakage at a gated level" in res.output
+
+
+def test_siblings_are_the_same_through_a_saved_index_and_with_jobs(tmp_path):
+    """An eval index holds no eval text: it keeps each target's agreement view as keys."""
+    idx = tmp_path / "evals.lcx"
+    runner = CliRunner()
+    assert runner.invoke(main, ["index", str(EVAL), "-o", str(idx)]).exit_code == 0
+    assert b"square_perimeter" not in idx.read_bytes() and b"sum_negativenum" not in idx.read_bytes()
+    runs = {}
+    for name, args in (("direct", [str(EVAL)]), ("index", ["--index", str(idx)]), ("jobs", [str(EVAL), "-j", "2"])):
+        out = tmp_path / f"{name}.json"
+        res = runner.invoke(main, ["scan", str(TRAIN), *args, "--json", str(out)])
+        assert res.exit_code == 1, res.output
+        d = json.loads(out.read_text())
+        d = d["reports"][0] if "reports" in d else d
+        runs[name] = ([(f["eval_id"], f["train_id"], f["kind"], f["detail"].get("target_agrees")) for f in d["findings"]],
+                      [(s["eval_id"], s["train_id"], s["kind"], s["score"], s["detail"]["targets_disagree"]) for s in d["siblings"]])
+    assert runs["direct"] == runs["index"] == runs["jobs"]
+    assert [s[:2] for s in runs["index"][1]] == [("1", "101"), ("3", "103"), ("4", "104")]
+
+
+def test_rubric_decoys_are_siblings_at_every_level():
+    """healthbench_rubrics: the same criteria with other points is another reward, not a leak."""
+    d = Path(leakcheck.__file__).parent / "data" / "healthbench_rubrics"
+    exp = json.loads((d / "expected_leaks.json").read_text())
+    r = leakcheck.scan(d / "train.jsonl", d / "eval.jsonl")
+    assert {(f.eval_row, f.train_row) for f in r.findings} == {(x["eval_row"], x["train_row"]) for x in exp["leaks"]}
+    assert {(s.eval_row, s.train_row, s.detail["targets_disagree"]) for s in r.siblings} == {
+        (x["eval_row"], x["train_row"], "same rubric criteria with other points") for x in exp["decoys"]}
+
+
+def test_an_index_without_agreement_keys_says_agreement_is_off(tmp_path):
+    """An index written before it kept the agreement keys: the matches stand, and the report says why."""
+    import dataclasses
+
+    from leakcheck.index import EvalIndex
+    from leakcheck.scan import scan_index
+
+    idx = tmp_path / "evals.lcx"
+    assert CliRunner().invoke(main, ["index", str(EVAL), "-o", str(idx)]).exit_code == 0
+    loaded = EvalIndex.load(idx)
+    (keys,) = scan_index(TRAIN, loaded).values()
+    old = dataclasses.replace(loaded, meta=dataclasses.replace(loaded.meta, target_views=()))
+    (bare,) = scan_index(TRAIN, old).values()
+    assert len(keys.siblings) == 3 and bare.siblings == ()
+    assert {(f.eval_id, f.train_id) for f in bare.findings} == {("1", "101"), ("2", "102"), ("3", "103"), ("4", "104")}
+    assert any(n.startswith("target agreement is off: this eval index holds neither eval targets nor their agreement keys") for n in bare.notes)
+    assert not any(n.startswith("target agreement is off") for n in keys.notes)

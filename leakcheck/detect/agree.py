@@ -23,7 +23,10 @@ word re-typed; their reward targets tell them apart. :func:`compare` answers ``a
    "Ok.": a reply is not an answer), when one contains the other ("18" / "18 dollars") and
    for option letters (``B`` / ``C``: the options may be listed in another order). A final
    answer is compared with a short text only when that text is a number or formula.
-4. Anything else (prose, rubrics, one side code and the other prose): ``unknown``.
+4. **Rubric banks** (a criterion and its points per line, as :func:`~leakcheck.canon.rubric_text`
+   writes them; checked first): the same criteria with other points ``disagree`` (another
+   reward), the same criteria and points agree, other criteria are ``unknown``.
+5. Anything else (prose, one side code and the other prose): ``unknown``.
 
 ``disagree`` is meant to be *clear*: the same program re-typed with other names and layout
 agrees; two programs that differ in one operator do not.
@@ -45,10 +48,13 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
+
+import xxhash
 
 from ..canon import normalize
 from .grams import tokens
@@ -65,26 +71,78 @@ class Agreement:
     why: str
 
 
-def targets_agree(eval_target: str | None, train_target: str | None) -> Verdict:
+def targets_agree(eval_target: "str | TargetView | None", train_target: str | None) -> Verdict:
     """``"agree"``, ``"disagree"`` or ``"unknown"``; see :func:`compare` for the reason."""
     return compare(eval_target, train_target).verdict
 
 
-def compare(eval_target: str | None, train_target: str | None) -> Agreement:
-    """Compare two reward targets by the first rule that applies to both (module docstring)."""
+@dataclass(frozen=True, slots=True)
+class _Text:
+    """One answer-like text as keys: its canonical form, its token run and every sub-run."""
+
+    canon: int  # key of canonical_answer(text)
+    tokens: int  # key of its token sequence
+    spans: tuple[int, ...]  # keys of its contiguous token sub-sequences (short texts only)
+    like: bool  # a number or formula
+    letter: bool  # an option letter
+    shown: str | None  # the text, for messages; None in a saved index
+
+
+@dataclass(frozen=True, slots=True)
+class TargetView:
+    """What the rules need from one reward target, as keys and flags: no text but ``shown``.
+
+    An eval index keeps one per eval record (:func:`view`), without the ``shown`` parts, so
+    a saved index compares targets without holding any.
+    """
+
+    answer: _Text | None = None  # an explicit final answer
+    code: tuple[str, int, int] | None = None  # ("py"|"lex", key of the canonical program, key of its shape)
+    short: _Text | None = None  # the whole target, when short
+    rubric: tuple[int, int] | None = None  # a rubric bank: key of its (criterion, points) lines, key of its criteria
+
+    def without_text(self) -> "TargetView":
+        drop = lambda t: None if t is None else replace(t, shown=None)  # noqa: E731
+        return replace(self, answer=drop(self.answer), short=drop(self.short))
+
+    def to_json(self) -> list:
+        enc = lambda t: None if t is None else [t.canon, t.tokens, list(t.spans), t.like, t.letter]  # noqa: E731
+        return [enc(self.answer), None if self.code is None else list(self.code), enc(self.short),
+                None if self.rubric is None else list(self.rubric)]
+
+    @classmethod
+    def from_json(cls, d: list) -> "TargetView":
+        dec = lambda x: None if x is None else _Text(int(x[0]), int(x[1]), tuple(map(int, x[2])), bool(x[3]), bool(x[4]), None)  # noqa: E731
+        rubric = d[3] if len(d) > 3 else None
+        return cls(dec(d[0]), None if d[1] is None else (str(d[1][0]), int(d[1][1]), int(d[1][2])), dec(d[2]),
+                   None if rubric is None else (int(rubric[0]), int(rubric[1])))
+
+
+def compare(eval_target: "str | TargetView | None", train_target: str | None) -> Agreement:
+    """Compare two reward targets by the first rule that applies to both (module docstring).
+
+    ``eval_target`` may be its :class:`TargetView` (an eval index holds no text).
+    """
     if eval_target is None or train_target is None:
         return Agreement("unknown", "a target is missing")
-    a, b = _view(eval_target), _view(train_target)
+    a = eval_target if isinstance(eval_target, TargetView) else view(eval_target)
+    b = view(train_target)
+    if a.rubric is not None and b.rubric is not None:
+        if a.rubric[0] == b.rubric[0]:
+            return Agreement("agree", "same rubric (criteria and points)")
+        if a.rubric[1] == b.rubric[1]:
+            return Agreement("disagree", "same rubric criteria with other points")
+        return Agreement("unknown", "rubrics with other criteria")
     if a.answer is not None and b.answer is not None:
         return _same_answer(a.answer, b.answer, "final answers")
     if a.code is not None and b.code is not None:
         return _same_code(a.code, b.code)
     if a.short is not None and b.short is not None:
-        if a.short == b.short or (_answer_like(a.short) and _answer_like(b.short)):
+        if a.short.tokens == b.short.tokens or (a.short.like and b.short.like):
             return _same_answer(a.short, b.short, "short answers", texts=True)
-        return Agreement("unknown", f"short texts differ but are not both answers ({_show(a.short)} / {_show(b.short)})")
+        return Agreement("unknown", f"short texts differ but are not both answers ({_pair(a.short, b.short, ' / ')})")
     for x, y in ((a.answer, b.short), (a.short, b.answer)):
-        if x is not None and y is not None and _answer_like(x) and _answer_like(y):
+        if x is not None and y is not None and x.like and y.like:
             return _same_answer(x, y, "final answers", texts=True)
     return Agreement("unknown", "no final answer or code on both sides")
 
@@ -94,21 +152,43 @@ def _answer_like(s: str) -> bool:
     return any(c.isdigit() for c in s) or "\\" in s or "$" in s
 
 
-@dataclass(frozen=True, slots=True)
-class _View:
-    answer: str | None  # an explicit final answer
-    code: tuple[str, str] | None  # ("py", canonical dump) or ("lex", source without comments)
-    short: str | None  # the whole text, when short
+def _key(s: str) -> int:
+    return xxhash.xxh3_64_intdigest(s.encode("utf-8", "surrogatepass"))
+
+
+def _text(s: str, spans: bool) -> _Text:
+    toks = tokens(s)
+    runs = {_key("\x1f".join(toks[i:j])) for i in range(len(toks)) for j in range(i + 1, len(toks) + 1)} if spans else set()
+    canon = canonical_answer(s)
+    return _Text(_key(repr(canon)), _key("\x1f".join(toks)), tuple(sorted(runs)), _answer_like(s),
+                 isinstance(canon, str) and bool(_LETTER.match(canon)), s)
+
+
+_RUBRIC_LINE = re.compile(r"^(.*\S)\s*\[(-?\d+(?:\.\d+)?)\]$")
+
+
+def _rubric(text: str) -> tuple[int, int] | None:
+    """A rubric bank as :func:`~leakcheck.canon.rubric_text` writes it: a criterion and its points per line."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    parsed = [_RUBRIC_LINE.match(ln) for ln in lines]
+    if len(lines) < 2 or not all(parsed):
+        return None
+    pairs = sorted((normalize(m[1]), m[2]) for m in parsed if m)
+    return _key(repr(pairs)), _key(repr(sorted(c for c, _ in pairs)))
 
 
 @lru_cache(maxsize=4096)
-def _view(text: str) -> _View:
-    """What the rules look at in one target (cached: an eval target is compared many times)."""
+def view(text: str) -> TargetView:
+    """What the rules look at in one target (cached: a train target may be compared often)."""
+    rubric = _rubric(text)
+    if rubric is not None:
+        return TargetView(rubric=rubric)
     answer = final_answer(text)
     code = _code_of(text) if answer is None else None
     norm = normalize(text)
     short = norm.rstrip(".") if len(norm) < SHORT_CHARS and code is None and answer is None else None
-    return _View(answer, code, short)
+    return TargetView(None if answer is None else _text(answer, spans=len(answer) < SHORT_CHARS), code,
+                      None if short is None else _text(short, spans=True))
 
 
 # -- final answers ----------------------------------------------------------------------------
@@ -160,7 +240,7 @@ def _boxed_at(text: str, i: int) -> str | None:
 _BOXED = re.compile(r"\\(?:boxed|fbox)\b")
 
 
-def answers_in_text(eval_target: str | None, text: str | None) -> Agreement | None:
+def answers_in_text(eval_target: "str | TargetView | None", text: str | None) -> Agreement | None:
     """The eval's final answer against every final answer written in a train text.
 
     A document of worked problems that holds a *sibling* of the eval problem holds the
@@ -173,17 +253,19 @@ def answers_in_text(eval_target: str | None, text: str | None) -> Agreement | No
     >>> answers_in_text("...\\n#### 5", "Problem 1: ...\\n#### 5\\nProblem 2: ... $\\\\boxed{40}$") is None
     True
     """
-    mine = final_answer(eval_target) if eval_target else None
-    if mine is None or not text:
+    if eval_target is None or not text:
+        return None
+    mine = (eval_target if isinstance(eval_target, TargetView) else view(eval_target)).answer
+    if mine is None:
         return None
     theirs = [a for a in _HASHES.findall(text) if _formula(a)] + [b for m in _BOXED.finditer(text) if (b := _boxed_at(text, m.start())) is not None]
     if not theirs:
         return None
-    want = canonical_answer(mine)
-    if any(canonical_answer(a) == want for a in theirs):
+    if any(_key(repr(canonical_answer(a))) == mine.canon for a in theirs):
         return None
     shown = ", ".join(dict.fromkeys(_show(a, 12) for a in theirs[:5]))
-    return Agreement("disagree", f"final answers in the train text ({shown}) do not include the eval's ({_show(mine, 12)})")
+    eval_s = f" ({_show(mine.shown, 12)})" if mine.shown is not None else ""
+    return Agreement("disagree", f"final answers in the train text ({shown}) do not include the eval's{eval_s}")
 
 
 _LATEX_DROP = re.compile(r"\\left|\\right|\\displaystyle|\\[!,;: ]|\$|\\\$|\^\{?\\circ\}?|\\%|%|\s+")
@@ -217,23 +299,22 @@ def canonical_answer(answer: str) -> str | Fraction:
 _LETTER = re.compile(r"^\(?([a-j])\)?$")
 
 
-def _same_answer(a: str, b: str, what: str, texts: bool = False) -> Agreement:
+def _same_answer(a: _Text, b: _Text, what: str, texts: bool = False) -> Agreement:
     """Compare two answers; ``texts``: one is a whole short target, which may say more than the answer."""
-    ca, cb = canonical_answer(a), canonical_answer(b)
-    if ca == cb:
-        return Agreement("agree", f"same {what[:-1]}: {_show(a)}")
-    if isinstance(ca, str) and isinstance(cb, str) and _LETTER.match(ca) and _LETTER.match(cb):
-        return Agreement("unknown", f"option letters differ ({_show(a)} vs {_show(b)}); the options may be in another order")
-    if texts and _inside(tokens(a), tokens(b)):
-        return Agreement("unknown", f"one short answer contains the other ({_show(a)} / {_show(b)})")
-    return Agreement("disagree", f"{what} differ: {_show(a)} vs {_show(b)}")
+    if a.canon == b.canon:
+        return Agreement("agree", f"same {what[:-1]}: {_show(b.shown or '')}")
+    if a.letter and b.letter:
+        return Agreement("unknown", f"option letters differ ({_pair(a, b)}); the options may be in another order")
+    if texts and (a.tokens in b.spans or b.tokens in a.spans):
+        return Agreement("unknown", f"one short answer contains the other ({_pair(a, b, ' / ')})")
+    return Agreement("disagree", f"{what} differ: {_pair(a, b)}")
 
 
-def _inside(x: list[str], y: list[str]) -> bool:
-    """One token list occurs as a contiguous run inside the other."""
-    if len(x) > len(y):
-        x, y = y, x
-    return any(y[i : i + len(x)] == x for i in range(len(y) - len(x) + 1))
+def _pair(a: _Text, b: _Text, sep: str = " vs ") -> str:
+    """``eval vs train`` for messages, or ``train's ...`` when the eval side has no text (an index)."""
+    if a.shown is None:
+        return f"train's {_show(b.shown or '')}"
+    return f"{_show(a.shown)}{sep}{_show(b.shown or '')}"
 
 
 def _show(s: str, n: int = 30) -> str:
@@ -247,16 +328,17 @@ _FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.S)
 _CODE_END = (";", "{", "}", ")", ":")
 
 
-def _code_of(text: str) -> tuple[str, str] | None:
-    """The canonical form of the program in ``text``, or ``None`` when it is not code."""
+def _code_of(text: str) -> tuple[str, int, int] | None:
+    """Kind, key of the canonical program and key of its shape (identifiers numbered), or ``None``: not code."""
     fenced = _FENCE.findall(text)
     src = "\n".join(fenced) if fenced else text
     tree = _parse_python(src)
     if tree is not None and (fenced or _is_program(tree)):
-        return ("py", _canonical_python(tree))
+        return ("py", _key(_canonical_python(tree)), 0)
     lines = [ln.strip() for ln in src.splitlines() if ln.strip()]
     if fenced or (len(lines) >= 2 and sum(ln.endswith(_CODE_END) for ln in lines) * 2 >= len(lines)):
-        return ("lex", _strip_comments(src))
+        toks = tokens(_strip_comments(src))
+        return ("lex", _key("\x1f".join(toks)), _key("\x1f".join(_shape(toks))))
     return None
 
 
@@ -264,7 +346,9 @@ def _parse_python(src: str) -> ast.Module | None:
     src = src.replace("\r\n", "\n").replace("\t", "    ")
     for attempt in (src, textwrap.dedent(src), "def _body():\n" + textwrap.indent(textwrap.dedent(src), "    ")):
         try:
-            return ast.parse(attempt)
+            with warnings.catch_warnings():  # "invalid escape sequence" in the data is not ours to report
+                warnings.simplefilter("ignore")
+                return ast.parse(attempt)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
     return None
@@ -387,15 +471,16 @@ def _strip_comments(src: str) -> str:
     return _COMMENT.sub(" ", src)
 
 
-def _same_code(a: tuple[str, str], b: tuple[str, str]) -> Agreement:
-    if a[0] == b[0] == "py":
+def _same_code(a: tuple[str, int, int], b: tuple[str, int, int]) -> Agreement:
+    if a[0] != b[0]:
+        return Agreement("unknown", "one program parses as Python, the other does not")
+    if a[0] == "py":
         if a[1] == b[1]:
             return Agreement("agree", "same code (compared without comments, docstrings, layout and the names it binds)")
         return Agreement("disagree", "code differs (compared without comments, docstrings, layout and the names it binds)")
-    ta, tb = tokens(a[1]), tokens(b[1])
-    if ta == tb:
+    if a[1] == b[1]:
         return Agreement("agree", "same code (compared as tokens, without comments and layout)")
-    if len(ta) == len(tb) and _renaming(ta, tb):
+    if a[2] == b[2]:
         return Agreement("unknown", "code equal up to renamed identifiers (not parsed: renamed variables or other functions)")
     return Agreement("disagree", "code differs (compared as tokens, without comments and layout)")
 
@@ -403,14 +488,11 @@ def _same_code(a: tuple[str, str], b: tuple[str, str]) -> Agreement:
 _IDENT = re.compile(r"[^\W\d]\w*$")
 
 
-def _renaming(ta: list[str], tb: list[str]) -> bool:
-    """True when ``tb`` is ``ta`` with identifiers consistently renamed (a bijection)."""
-    fwd: dict[str, str] = {}
-    back: dict[str, str] = {}
-    for x, y in zip(ta, tb):
-        if not _IDENT.match(x) or not _IDENT.match(y):
-            if x != y:
-                return False
-        elif fwd.setdefault(x, y) != y or back.setdefault(y, x) != x:
-            return False
-    return True
+def _shape(toks: list[str]) -> list[str]:
+    """Tokens with every identifier replaced by the order of its first appearance.
+
+    Two token lists have the same shape exactly when one is the other with identifiers
+    renamed consistently (a bijection).
+    """
+    seen: dict[str, str] = {}
+    return [seen.setdefault(t, f"\x00{len(seen)}") if _IDENT.match(t) else t for t in toks]

@@ -330,7 +330,7 @@ SIBLINGS_TITLE = "Sibling tasks (not leaks)"
 
 
 def siblings_text(result: ScanResult) -> str:
-    return ("Fuzzy matches whose reward targets clearly disagree (another final answer, other code): different tasks "
+    return ("Fuzzy matches whose reward targets clearly disagree (another final answer, other code, other rubric points): different tasks "
             "that read alike, such as 'the sum of the negative numbers' and 'of the positive numbers'. Not counted, not gated; "
             "each row gives both fields' scores and why the targets disagree.")
 

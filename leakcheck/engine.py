@@ -220,7 +220,7 @@ def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs:
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(["leakcheck.engine"])
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
-                             initargs=(index.to_bytes(with_text=True), job)) as pool:
+                             initargs=(index.to_bytes(with_text=True, compress=False), job)) as pool:
         with _main_without_phantom_file():
             futures = {pool.submit(_worker_step, s): s for s in shards}
         try:

@@ -214,7 +214,7 @@ class EvalIndex:
 
         write_atomic(path, self.to_bytes())
 
-    def to_bytes(self, with_text: bool = False) -> bytes:
+    def to_bytes(self, with_text: bool = False, compress: bool = True) -> bytes:
         """The index as ``.lcx`` bytes. ``with_text``: also the eval texts this process holds, for
         this run's own workers (target agreement and snippets need them); never written to a file.
         """
@@ -223,7 +223,7 @@ class EvalIndex:
             header["texts"] = {"prompts": list(self.meta.prompts), "targets": list(self.meta.targets or ())}
         buf = io.BytesIO()
         payload: dict[str, Any] = {_HEADER: np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays}
-        np.savez_compressed(buf, **payload)
+        (np.savez_compressed if compress else np.savez)(buf, **payload)
         return buf.getvalue()
 
     def _header(self) -> dict[str, Any]:

@@ -266,6 +266,10 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
         # matched, by the driver alone: every shard is then probed with the same index.
         sample, _ = _sample(opened, cfg)
         index = index.with_train_sample(sample)
+        del sample
+        from .detect.fuzzy import forget_words
+
+        forget_words()
     if isinstance(train, (str, os.PathLike)):
         shards = plan_shards(open_source(train))
         if progress:

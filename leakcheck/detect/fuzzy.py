@@ -66,6 +66,11 @@ class _WordCache:
 _CACHE = _WordCache()
 
 
+def forget_words() -> None:
+    """Let go of the cached words (the driver's train sample: workers hash their own batches)."""
+    _CACHE._entries.clear()
+
+
 def build(level: str, evals: Sequence[Record], config: ScanConfig) -> "NearDetector | ContainedDetector":
     """The detector for ``level`` (``"near"`` or ``"contained"``), indexed on ``evals``."""
     if level == "near":

@@ -27,7 +27,7 @@ from .compress import codec_of_bytes
 from .readers import BadRow, RawRow, Source, _decode_line, _json_error, _long_fix, _long_line, _read_past, iter_rows, open_source
 
 #: Bytes per shard: large enough that a shard's fixed cost is noise, small enough for progress.
-SHARD_BYTES = 32 << 20
+SHARD_BYTES = 16 << 20
 _SPLITTABLE = (".jsonl", ".ndjson")
 
 __all__ = ["Shard", "plan_shards", "iter_shard", "open_source", "SHARD_BYTES"]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from ..result import UnreadFile
-from .sources import Source, _why_not_read, check_link, is_data_file, split_of, walk
+from .sources import Source, check_link, gather, split_of, walk
 
 
 @dataclass(frozen=True)
@@ -174,16 +174,9 @@ def _from_card(folder: str, whole: str, confs: list[_Config], config: str | None
         if not matches:
             raise InputError(whole, None, f"the data_files pattern {pat} of config {conf.name}, split {split}, matches no files",
                              "download the data files too (hf download fetches the whole repo) or fix README.md")
-        for m in matches:
-            check_link(m)
-            if os.path.isdir(m):
-                found, left = walk(m)
-                files += found
-                unread += left
-            elif is_data_file(m):
-                files.append(m)
-            else:
-                unread.append(UnreadFile(m, _why_not_read(os.path.basename(m))))
+        found, left = gather(matches)
+        files += found
+        unread += left
     if not files:
         raise InputError(whole, None, f"config {conf.name}, split {split}: its data_files hold no data files", "see the unread files")
     return list(dict.fromkeys(files)), unread

@@ -143,10 +143,11 @@ def _hub_source(path: str) -> Source | None:
                   {"repo_id": hub.repo_id, "revision": hub.revision, "config": hub.config, "split": hub.split})
 
 
-def _open_glob(pattern: str) -> Source:
+def gather(matches: list[str]) -> tuple[list[str], list[UnreadFile]]:
+    """The data files among glob ``matches`` (folders walked) and the files left unread, in order."""
     files: list[str] = []
     unread: list[UnreadFile] = []
-    for m in sorted(glob.glob(pattern, recursive=True)):
+    for m in matches:
         check_link(m)
         if os.path.isdir(m):
             found, left = walk(m)
@@ -157,6 +158,11 @@ def _open_glob(pattern: str) -> Source:
             files.append(m)
         else:
             unread.append(UnreadFile(m, _why_not_read(os.path.basename(m))))
+    return files, unread
+
+
+def _open_glob(pattern: str) -> Source:
+    files, unread = gather(sorted(glob.glob(pattern, recursive=True)))
     files = list(dict.fromkeys(files))  # "d/**" matches a folder and the files in it
     if not files:
         raise InputError(pattern, None, "the glob matches no data files", "check the pattern; " + DATA_FILES_HINT)

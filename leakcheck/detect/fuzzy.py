@@ -410,15 +410,25 @@ class NearDetector(_GramIndex):
         self.template_share, self.template_min_records = c.template_share, c.template_min_records
         self.fp_weight = c.lsh_fp_weight
         self.min_evidence = c.min_shingles
-        self.bands, self.rows = _lsh_params(c.threshold, c.num_perm, c.lsh_fp_weight)
-        m = _minhash(c.num_perm, c.seed)
-        if getattr(m, "scheme", "affine32") != "affine32":  # pragma: no cover - other datasketch
-            raise RuntimeError("datasketch's default MinHash scheme is not affine32")
-        self._a, self._b = (np.asarray(p, dtype=np.uint32) for p in m.permutations)
+        if _state is not None and "bands" in _state[0]:
+            # A saved index carries what datasketch derived (importing it, and its search for
+            # bands/rows, is most of the time an index takes to load).
+            self.bands, self.rows = int(_state[0]["bands"]), int(_state[0]["rows"])
+            self._a, self._b = _state[1]["perm_a"].astype(np.uint32), _state[1]["perm_b"].astype(np.uint32)
+        else:
+            self.bands, self.rows = _lsh_params(c.threshold, c.num_perm, c.lsh_fp_weight)
+            m = _minhash(c.num_perm, c.seed)
+            if getattr(m, "scheme", "affine32") != "affine32":  # pragma: no cover - other datasketch
+                raise RuntimeError("datasketch's default MinHash scheme is not affine32")
+            self._a, self._b = (np.asarray(p, dtype=np.uint32) for p in m.permutations)
         if _state is not None:
             self._load_state(*_state)
         else:
             self._index_evals(evals)
+
+    def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        meta, arrays = super().state()
+        return {**meta, "bands": self.bands, "rows": self.rows}, {**arrays, "perm_a": self._a, "perm_b": self._b}
 
     #: Eval shingles held by at least this many items are "frequent" in :meth:`_best_overlap_bound`.
     _FREQUENT = 16

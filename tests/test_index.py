@@ -157,3 +157,16 @@ def test_progress_is_silent_when_not_a_terminal(tmp_path):
     assert res.exit_code == 1 and "records" not in res.stderr and "it/s" not in res.stderr and "B/s" not in res.stderr
     res = CliRunner().invoke(main, ["scan", str(tr), str(ev), "--progress"])
     assert res.exit_code == 1 and "train" in res.stderr and "records" in res.stderr
+
+
+def test_loading_an_index_needs_no_datasketch(tmp_path):
+    """The near level's bands/rows and permutations are in the index: loading imports neither datasketch nor scipy."""
+    import subprocess
+    import sys
+
+    tr, ev = _data(tmp_path)
+    build_index([("gsm", ev)], ScanConfig()).save(tmp_path / "e.lcx")
+    code = ("import sys; from leakcheck.index import EvalIndex; ix = EvalIndex.load(sys.argv[1]); "
+            "print(ix.parts['near'].bands, 'datasketch' in sys.modules, 'scipy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "e.lcx")], capture_output=True, text=True, check=True).stdout.split()
+    assert out[1:] == ["False", "False"] and int(out[0]) > 1

@@ -16,7 +16,7 @@ from leakcheck.config import Policy
 from leakcheck.report import content, plots
 from leakcheck.report.card import END, START, replace_section, section, update_card
 from leakcheck.report.conda import to_conda
-from leakcheck.report.html import inline, to_html, write_html
+from leakcheck.report.html import to_html, write_html
 from leakcheck.report.json import dumps, write_json
 from leakcheck.report.load import load_report
 from leakcheck.report.markdown import to_markdown, write_markdown
@@ -70,15 +70,17 @@ def test_html_escapes_the_kind_attribute():
     odd = dataclasses.replace(r.findings[0], kind='x" onmouseover="alert(1)')
     page = to_html(dataclasses.replace(r, findings=(odd,)), charts={})
     tags = re.findall(r"<(?:tr|option) [^>]*>", page)
-    assert '<tr data-i="0" class="kind-x&quot; onmouseover=&quot;alert(1)" data-kind="x&quot; onmouseover=&quot;alert(1)">' in tags
-    assert '<option value="x&quot; onmouseover=&quot;alert(1)">' in tags
+    assert '<tr data-i="0" class="kind-x&#34; onmouseover=&#34;alert(1)" data-kind="x&#34; onmouseover=&#34;alert(1)">' in tags
+    assert '<option value="x&#34; onmouseover=&#34;alert(1)">' in tags
     assert not any('" onmouseover="' in tag for tag in tags)
 
 
-def test_inline_code_spans_hold_any_text():
-    assert inline(content.md_code("a`**b**`")) == "<code>a`**b**`</code>"
-    assert inline(content.md_code("<i>")) == "<code>&lt;i&gt;</code>"
-    assert inline("**any** `pair`") == "<strong>any</strong> <code>pair</code>"
+def test_code_spans_hold_any_text_in_both_renderers():
+    """A path with backticks, bold markers and a tag is one code span: never bold, never a tag, in HTML and Markdown."""
+    page = to_html(make(path="a`**b**`<i>"), charts={})
+    assert '<li><strong>eval</strong>: <code>a`**b**`&lt;i&gt;</code> — format <code>gsm8k</code>' in page
+    assert "- **eval**: ``a`**b**`<i>`` — format `gsm8k`" in to_markdown(make(path="a`**b**`<i>"))
+    assert "<strong>b</strong>" not in page
 
 
 # --- Markdown ---------------------------------------------------------------------------------------

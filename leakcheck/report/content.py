@@ -1,8 +1,9 @@
 """What the human-readable reports say, computed once and rendered by Markdown, HTML and the card.
 
-Text here uses a tiny inline markup: `code` and **bold**. Each renderer turns it into its
-own format; cells of user data (ids, snippets) are marked in :attr:`Table.data_cols` and
-are never interpreted as markup.
+Our own text that has code spans, bold or italics is a :class:`Rich`: a string (its Markdown)
+that also holds its :class:`Span` parts, which the HTML report renders without parsing any
+markup. Cells of user data (ids, snippets) are marked in :attr:`Table.data_cols` and are
+shown as text.
 
 >>> t = Table(("kind", "eval records"), (("`pair`", 35),), numeric=frozenset({1}))
 >>> t.columns, t.rows[0][1]
@@ -19,8 +20,51 @@ from ..config import KINDS, LEVELS, Policy
 from ..gate import CLEAN, LEAK, PARTIAL, exit_code
 from ..result import Finding, InputInfo, ScanResult
 
-KIND_TEXT = {
-    "pair": "prompt **and** reward target of the same train record",
+@dataclass(frozen=True)
+class Span:
+    """A run of text in one style: ``""`` (plain), ``"code"``, ``"strong"`` or ``"em"``."""
+
+    text: str
+    style: str = ""
+
+    def markdown(self) -> str:
+        if self.style == "code":
+            return md_code(self.text)
+        mark = {"": "", "strong": "**", "em": "*"}[self.style]
+        return f"{mark}{self.text}{mark}"
+
+
+class Rich(str):
+    """Text of ours with inline styles: the string is its Markdown, :attr:`spans` its parts.
+
+    >>> r = Rich(strong("any"), " ", code("a`b"))
+    >>> str(r), [s.style for s in r.spans]
+    ('**any** ``a`b``', ['strong', '', 'code'])
+    """
+
+    spans: tuple[Span, ...]
+
+    def __new__(cls, *parts: str | Span) -> Rich:
+        spans = tuple(s for p in parts for s in (p.spans if isinstance(p, Rich) else (p if isinstance(p, Span) else Span(p),)))
+        self = super().__new__(cls, "".join(s.markdown() for s in spans))
+        self.spans = spans
+        return self
+
+
+def code(text: object) -> Span:
+    return Span(str(text), "code")
+
+
+def strong(text: object) -> Span:
+    return Span(str(text), "strong")
+
+
+def em(text: object) -> Span:
+    return Span(str(text), "em")
+
+
+KIND_TEXT: dict[str, str] = {
+    "pair": Rich("prompt ", strong("and"), " reward target of the same train record"),
     "prompt": "prompt only",
     "target": "reward target only",
     "target_in_prompt": "eval reward target inside a train prompt",
@@ -109,16 +153,16 @@ def pct(n: int, total: int) -> float:
     return round(100.0 * n / total, 2) if total else 0.0
 
 
-def verdict(result: ScanResult, policy: Policy) -> str:
+def verdict(result: ScanResult, policy: Policy) -> Rich:
     """One sentence: did anything leak at a gated level, and how much of eval the gate judged leaked."""
     s = result.summary(policy)
-    head = {CLEAN: "**No leakage at a gated level.**", LEAK: "**Leakage found** at a gated level.",
-            PARTIAL: "**Partial scan**: rows were skipped."}[exit_code(result, policy)]
-    out = (f"{head} {s['contaminated']['count']} of {s['eval_records']} eval records "
+    head = {CLEAN: Rich(strong("No leakage at a gated level.")), LEAK: Rich(strong("Leakage found"), " at a gated level."),
+            PARTIAL: Rich(strong("Partial scan"), ": rows were skipped.")}[exit_code(result, policy)]
+    out = (f" {s['contaminated']['count']} of {s['eval_records']} eval records "
            f"({s['contaminated']['percent']}%) occur in train.")
     if s["not_gated"]["count"]:
         out += f" {s['not_gated']['count']} more have matches the gate does not fail on (information only)."
-    return out
+    return Rich(head, out)
 
 
 def field_levels(f: Finding) -> str:
@@ -136,21 +180,21 @@ def level_cell(f: Finding) -> str:
     return f"{f.level} ({fl})" if fl else f.level
 
 
-def fields_text(info: InputInfo) -> str:
+def fields_text(info: InputInfo) -> Rich:
     """The fields a side was read from, as ``prompt=`question`, target=`answer```."""
-    return ", ".join(f"{k}={md_code(v)}" for k, v in info.fields.items() if v)
+    pairs = [(k, v) for k, v in info.fields.items() if v]
+    return Rich(*(p for i, (k, v) in enumerate(pairs) for p in ((", " if i else "") + f"{k}=", code(v))))
 
 
-def side_line(info: InputInfo, label: str) -> str:
+def side_line(info: InputInfo, label: str) -> Rich:
     fields = fields_text(info)
-    line = f"**{label}**: {md_code(info.path)} — format {md_code(info.format)}" + (f" ({fields})" if fields else "")
-    line += f"; {info.records:,} records"
+    tail = f"; {info.records:,} records"
     if info.skipped:
-        line += f", {sum(info.skipped.values()):,} rows skipped (" + ", ".join(f"{k}: {v}" for k, v in sorted(info.skipped.items())) + ")"
-    return line
+        tail += f", {sum(info.skipped.values()):,} rows skipped (" + ", ".join(f"{k}: {v}" for k, v in sorted(info.skipped.items())) + ")"
+    return Rich(strong(label), ": ", code(info.path), " — format ", code(info.format), *((" (", fields, ")") if fields else ()), tail)
 
 
-def method_lines(result: ScanResult, policy: Policy) -> list[str]:
+def method_lines(result: ScanResult, policy: Policy) -> list[Rich]:
     """How the comparison was made: each level with its parameters, chance rule, gate."""
     out = []
     for lv, params in result.parameters["levels"].items():
@@ -158,13 +202,13 @@ def method_lines(result: ScanResult, policy: Policy) -> list[str]:
         desc = "; ".join([str(params.get("method", ""))] + ([", ".join(settings)] if settings else []))
         if set(params) - {"method", *SETTINGS}:
             desc += " (statistics of the run are in the JSON report)"
-        out.append(f"`{lv}`: {desc}")
-    out.append(
-        f"A target match is a *chance match* (reported apart, not gated) when the eval target is shorter than "
+        out.append(Rich(code(lv), f": {desc}"))
+    out.append(Rich(
+        "A target match is a ", em("chance match"), " (reported apart, not gated) when the eval target is shorter than "
         f"{result.parameters['short_target_chars']} characters after normalization or matches more than "
         f"{result.parameters['max_target_hits']} train records/groups."
-    )
-    out.append(f"Gate (`--fail-on`): {policy.describe()}.")
+    ))
+    out.append(Rich("Gate (", code("--fail-on"), f"): {policy.describe()}."))
     return out
 
 
@@ -181,10 +225,10 @@ def kind_level_table(result: ScanResult) -> Table:
         v = s["by_kind"].get(k)
         if not v:
             continue
-        rows.append((f"`{k}`", KIND_TEXT[k], v["count"], v["percent"],
+        rows.append((Rich(code(k)), KIND_TEXT[k], v["count"], v["percent"],
                      *(_cell(v["levels"].get(lv, {}).get("count", 0), total) for lv in result.levels)))
     c = s["contaminated"]
-    rows.append(("**gated**" if s["not_gated"]["count"] else "**any**", "", f"**{c['count']}**", f"**{c['percent']}**",
+    rows.append((Rich(strong("gated" if s["not_gated"]["count"] else "any")), "", Rich(strong(c["count"])), Rich(strong(c["percent"])),
                  *(_cell(s["by_level"][lv]["count"], total) for lv in result.levels)))
     cols = ("kind", "what matched", "eval records", "% of eval", *(f"{lv}" for lv in result.levels))
     return Table(cols, tuple(rows), numeric=frozenset(range(2, len(cols))))
@@ -216,9 +260,9 @@ def split_table(result: ScanResult) -> Table:
     for k in KINDS:
         if k in s["by_kind"]:
             v = s["by_kind"][k]
-            rows.append((f"`{k}`", KIND_TEXT[k], v["count"], v["percent"], tr[k], pct(tr[k], ntrain)))
+            rows.append((Rich(code(k)), KIND_TEXT[k], v["count"], v["percent"], tr[k], pct(tr[k], ntrain)))
     c = s["contaminated"]
-    rows.append(("**any**", "", c["count"], c["percent"], tr["any"], pct(tr["any"], ntrain)))
+    rows.append((Rich(strong("any")), "", c["count"], c["percent"], tr["any"], pct(tr["any"], ntrain)))
     return Table(("kind", "what matched", "eval records in train", "% of eval", "train records holding eval items", "% of train"),
                  tuple(rows), numeric=frozenset({2, 3, 4, 5}))
 
@@ -303,7 +347,7 @@ def subset_table(result: ScanResult) -> Table | None:
         return None
     kinds = [k for k in KINDS if any(k in by for *_, by in data)]
     rows = tuple((name, n, c, pct(c, n), *(by.get(k, 0) for k in kinds)) for name, n, c, by in data)
-    cols = ("subset", "eval records", "contaminated", "% of subset", *(f"`{k}`" for k in kinds))
+    cols = ("subset", "eval records", "contaminated", "% of subset", *(Rich(code(k)) for k in kinds))
     return Table(cols, rows, numeric=frozenset(range(1, len(cols))), data_cols=frozenset({0}))
 
 
@@ -347,7 +391,7 @@ def findings_table(result: ScanResult, limit: int | None = None, near_misses: bo
     fs = result.near_misses if near_misses else result.siblings if siblings else result.findings
     fs = fs if limit is None else fs[:limit]
     cell = sibling_cell if siblings else level_cell
-    rows = tuple((f.eval_id, f.train_id, f"`{f.kind}`", cell(f), f"{f.score:.2f}", f.eval_snippet, f.train_snippet) for f in fs)
+    rows = tuple((f.eval_id, f.train_id, Rich(code(f.kind)), cell(f), f"{f.score:.2f}", f.eval_snippet, f.train_snippet) for f in fs)
     # a sibling's reason quotes the data (its answers)
     return Table(("eval id", "train id", "kind", "level", "score", "eval text", "train text"), rows,
                  numeric=frozenset({4}), data_cols=frozenset({0, 1, 5, 6} | ({3} if siblings else set())))
@@ -362,7 +406,7 @@ def chance_table(result: ScanResult, limit: int | None = None) -> Table:
 
 def duplicates_table(result: ScanResult, limit: int | None = None) -> Table:
     ds = result.eval_duplicates if limit is None else result.eval_duplicates[:limit]
-    rows = tuple((f"`{d.kind}`", d.level, ", ".join(d.ids), d.snippet) for d in ds)
+    rows = tuple((Rich(code(d.kind)), d.level, ", ".join(d.ids), d.snippet) for d in ds)
     return Table(("kind", "level", "eval ids", "text"), rows, data_cols=frozenset({2, 3}))
 
 
@@ -393,5 +437,5 @@ __all__ = [
     "CHARTS", "KIND_TEXT", "LEVELS", "Table", "verdict", "side_line", "method_lines", "kind_level_table", "kind_level_percents",
     "split_table", "score_bins", "score_table", "subset_rows", "subset_table", "contaminated_ids", "findings_table",
     "chance_table", "duplicates_table", "counts_line", "thresholds", "train_side", "clip", "visible", "one_line", "md_text", "md_code",
-    "fields_text", "more_line",
+    "fields_text", "more_line", "Span", "Rich", "code", "strong", "em",
 ]

@@ -405,12 +405,15 @@ class Postings:
     """Hash -> ids of the items containing it (CSR layout), built from distinct (item, hash) pairs."""
 
     def __init__(self, h: np.ndarray, item: np.ndarray):
-        self.set = HashSet(h)
-        idx = np.searchsorted(self.set.keys, h)
-        order = np.argsort(idx, kind="stable")
+        # one stable sort gives the keys, the lists (items in input order) and their bounds
+        order = np.argsort(h, kind="stable")
+        hs = h[order]
+        first = np.ones(len(hs), dtype=bool)
+        np.not_equal(hs[1:], hs[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        self.set = HashSet(hs[starts])
         self.items = item[order].astype(np.int64)
-        self.ptr = np.zeros(len(self.set.keys) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(idx, minlength=len(self.set.keys)), out=self.ptr[1:])
+        self.ptr = np.append(starts, len(hs)).astype(np.int64)
 
     def expand(self, key_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each key index, the items under it: (which input row, item id)."""

@@ -219,9 +219,13 @@ class _GramIndex:
             "template_pops": [pop for _, (pop, _, _) in tmpl], "template_shares": [share for _, (_, share, _) in tmpl],
             "template_texts": [text if pop.startswith("train") else "" for _, (pop, _, text) in tmpl],
         }
-        arrays = {a: getattr(self, a) for a in self._STATE_ARRAYS}
+        arrays = {a: getattr(self, a) for a in self._STATE_ARRAYS} | self._derived_arrays()
         arrays["template_h"] = np.array([h for h, _ in tmpl], dtype=np.uint64)
         return meta, arrays
+
+    def _derived_arrays(self) -> dict[str, np.ndarray]:
+        """What a level saves so that loading need not recompute it."""
+        return {}
 
     def _load_state(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
         self.E = int(meta["E"])
@@ -484,11 +488,9 @@ class NearDetector(_GramIndex):
         ids = np.flatnonzero(live)
         self.bucket_index = grams.Postings(bands[ids].ravel(), np.repeat(ids, self.bands))
 
-    def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-        meta, arrays = super().state()
+    def _derived_arrays(self) -> dict[str, np.ndarray]:
         assert self._bands is not None
-        arrays["band_keys"] = self._bands[self.size > 0]
-        return meta, arrays
+        return {"band_keys": self._bands[self.size > 0]}
 
     def _load_items(self, arrays: dict[str, np.ndarray]) -> None:
         self.size = size = arrays["size"]

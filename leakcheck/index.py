@@ -40,7 +40,7 @@ from .records import Record
 from .result import EvalDuplicate, InputInfo, SkippedRow, UnreadFile
 
 INDEX_FORMAT = "leakcheck-eval-index"
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 _HEADER = "header.json"
 
 

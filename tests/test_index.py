@@ -103,7 +103,7 @@ def test_version_and_parameter_mismatch_are_clear_errors(tmp_path):
     header["version"] = 99
     np.savez(tmp_path / "v99.lcx", **{"header.json": np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)}, **arrays)
     res = run(main, ["scan", str(tr), "--index", str(tmp_path / "v99.lcx.npz")])
-    assert res.exit_code == 2 and "index format version 99 is not 1" in res.output and "rebuild it with this leakcheck" in res.output
+    assert res.exit_code == 2 and "index format version 99 is not 2" in res.output and "rebuild it with this leakcheck" in res.output
     (tmp_path / "junk.lcx").write_text("not an index")
     res = run(main, ["scan", str(tr), "--index", str(tmp_path / "junk.lcx")])
     assert res.exit_code == 2 and res.output.startswith(f"leakcheck: error: {tmp_path / 'junk.lcx'}: not a leakcheck eval index")

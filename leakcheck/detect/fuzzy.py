@@ -116,14 +116,12 @@ class _GramIndex:
             self._learn_templates(w, h, text_of, present, _POPULATIONS[fi])
             h_parts.append(h)
             item_parts.append(text_of + fi * self.E)
-        self._eval_h = np.concatenate(h_parts)
-        self._eval_item = np.concatenate(item_parts)
         self._eval_lengths = lengths = np.concatenate([eval_words[f].lengths for f in FIELDS])
         self.too_short = {
             "prompt": int((lengths[: self.E] < self.n).sum()),
             "target": int(((lengths[self.E :] < self.n) & self.has_target).sum()),
         }
-        self._rebuild()
+        self._index_pairs(np.concatenate(h_parts), np.concatenate(item_parts))
 
     def _learn_templates(self, w: grams.Words, h: np.ndarray, text_of: np.ndarray, present: np.ndarray, population: str) -> None:
         """Suppress the n-grams found in at least ``template_share`` of the distinct texts.
@@ -162,15 +160,32 @@ class _GramIndex:
                 text = w.text(int(starts[where[i]]), self.n)
                 self.templates[key] = (population, share, text)
 
-    def _rebuild(self) -> None:
-        """(Re)build the item index after the template set changed."""
-        self.suppressed = np.array(sorted(self.templates), dtype=np.uint64)
-        self._suppressed_set = grams.HashSet(self.suppressed)
-        h, item = self._eval_h, self._eval_item
+    def _index_pairs(self, h: np.ndarray, item: np.ndarray) -> None:
+        """Index the (hash, item) pairs of the eval side, templates removed, from scratch."""
+        self._set_suppressed()
         if len(self.suppressed):
             keep = self._suppressed_set.find(h) < 0
             h, item = h[keep], item[keep]
         hs, items, _ = grams.distinct_pairs(h, item)
+        self._set_items(hs, items)
+
+    def _set_suppressed(self) -> None:
+        self.suppressed = np.array(sorted(self.templates), dtype=np.uint64)
+        self._suppressed_set = grams.HashSet(self.suppressed)
+
+    def _suppress_more(self, added: np.ndarray) -> None:
+        """Drop the hashes of newly learned templates ``added`` from the built item index.
+
+        Filtering keeps the (item, hash) order, and an item too weak before only gets weaker,
+        so this equals a rebuild from all eval n-grams without needing them (they are not kept).
+        """
+        self._set_suppressed()
+        keep = grams.HashSet(added).find(self.item_h) < 0
+        items = np.repeat(np.arange(2 * self.E, dtype=np.int64), self.size)
+        self._set_items(self.item_h[keep], items[keep])
+
+    def _set_items(self, hs: np.ndarray, items: np.ndarray) -> None:
+        """The item index from distinct (hash, item) pairs sorted by item then hash."""
         size = np.bincount(items, minlength=2 * self.E)
         if self.min_evidence > 1:
             # Too little left after the templates: a Jaccard over one or two shingles says nothing.
@@ -180,7 +195,7 @@ class _GramIndex:
                 hs, items = hs[keep], items[keep]
                 size = np.where(weak, 0, size)
         self.size = size
-        # sorted by item then hash: item i's distinct hashes are hs[item_ptr[i]:item_ptr[i+1]]
+        # item i's distinct hashes are item_h[item_ptr[i]:item_ptr[i+1]]
         self.item_h = hs
         self.item_ptr = np.zeros(2 * self.E + 1, dtype=np.int64)
         np.cumsum(self.size, out=self.item_ptr[1:])
@@ -190,11 +205,11 @@ class _GramIndex:
         only_templates = (lengths >= self.n) & has & (self.size == 0)
         self.template_only = {"prompt": int(only_templates[: self.E].sum()), "target": int(only_templates[self.E :].sum())}
 
-    #: Attributes that make up the built index (the rest is derived by :meth:`_rebuild`).
-    _STATE_ARRAYS = ("_eval_h", "_eval_item", "_eval_lengths", "has_target")
+    #: Attributes that make up the built index (the rest is derived by :meth:`_set_items`).
+    _STATE_ARRAYS = ("item_h", "size", "_eval_lengths", "has_target")
 
     def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-        """Plain data to save: settings, n-gram hashes per eval item, template hashes and shares.
+        """Plain data to save: settings, distinct n-gram hashes per eval item, template hashes and shares.
 
         Template *texts* of the eval side are not kept: an index holds no eval text.
         """
@@ -204,35 +219,43 @@ class _GramIndex:
             "template_pops": [pop for _, (pop, _, _) in tmpl], "template_shares": [share for _, (_, share, _) in tmpl],
             "template_texts": [text if pop.startswith("train") else "" for _, (pop, _, text) in tmpl],
         }
-        arrays = {a: getattr(self, a) for a in self._STATE_ARRAYS}
+        arrays = {a: getattr(self, a) for a in self._STATE_ARRAYS} | self._derived_arrays()
         arrays["template_h"] = np.array([h for h, _ in tmpl], dtype=np.uint64)
         return meta, arrays
 
+    def _derived_arrays(self) -> dict[str, np.ndarray]:
+        """What a level saves so that loading need not recompute it."""
+        return {}
+
     def _load_state(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
         self.E = int(meta["E"])
-        for a in self._STATE_ARRAYS:
-            setattr(self, a, arrays[a])
+        self._eval_lengths, self.has_target = arrays["_eval_lengths"], arrays["has_target"]
         self.too_short = dict(meta["too_short"])
         self.suppressed_by = dict(meta["suppressed_by"])
         if meta.get("primed"):
             self.primed = int(meta["primed"])
         self.templates = {int(h): (pop, float(share), text) for h, pop, share, text in
                           zip(arrays["template_h"].tolist(), meta["template_pops"], meta["template_shares"], meta["template_texts"])}
-        self._rebuild()
+        self._set_suppressed()
+        self._load_items(arrays)
+
+    def _load_items(self, arrays: dict[str, np.ndarray]) -> None:
+        self._set_items(arrays["item_h"], np.repeat(np.arange(2 * self.E, dtype=np.int64), arrays["size"]))
 
     @classmethod
     def concat(cls, parts: Sequence[Self], sizes: Sequence[int]) -> Self:
         """One index over several eval sets; items renumbered (prompt ``i`` < E <= target ``E + i``)."""
         total = sum(sizes)
         new = copy.copy(parts[0])
+        vars(new).pop("_bands", None)  # the near level's band keys are per item: recomputed
         h, item, plen, tlen, has = [], [], [], [], []
         offset = 0
         new.templates, new.suppressed_by = {}, dict.fromkeys(_POPULATIONS, 0)
         new.too_short = {"prompt": 0, "target": 0}
         for p, n in zip(parts, sizes):
-            is_target = p._eval_item >= p.E
-            h.append(p._eval_h)
-            item.append(np.where(is_target, p._eval_item - p.E + total + offset, p._eval_item + offset))
+            p_item = np.repeat(np.arange(2 * p.E, dtype=np.int64), p.size)
+            h.append(p.item_h)
+            item.append(np.where(p_item >= p.E, p_item - p.E + total + offset, p_item + offset))
             plen.append(p._eval_lengths[: p.E])
             tlen.append(p._eval_lengths[p.E :])
             has.append(p.has_target)
@@ -245,10 +268,9 @@ class _GramIndex:
                 new.too_short[k] += v
             offset += n
         new.E = total
-        new._eval_h, new._eval_item = np.concatenate(h), np.concatenate(item)
         new._eval_lengths = np.concatenate(plen + tlen)
         new.has_target = np.concatenate(has)
-        new._rebuild()
+        new._index_pairs(np.concatenate(h), np.concatenate(item))
         return new
 
     def with_train_sample(self, sample: Sequence[Record]) -> Self:
@@ -261,15 +283,15 @@ class _GramIndex:
 
     def prime(self, sample: Sequence[Record]) -> None:
         """Learn train-side templates from the first records of the train input (in place: use :meth:`with_train_sample`)."""
-        before = len(self.templates)
+        before = set(self.templates)
         for fi, f in enumerate(FIELDS):
             w = _CACHE.get(sample, f)
             present = np.array([getattr(r, f) is not None for r in sample], dtype=bool)
             h, text_of = grams.ngrams(w, self.n)
             self._learn_templates(w, h, text_of, present, _POPULATIONS[2 + fi])
         self.primed = len(sample)
-        if len(self.templates) != before:
-            self._rebuild()
+        if len(self.templates) != len(before):
+            self._suppress_more(np.array(sorted(self.templates.keys() - before), dtype=np.uint64))
 
     def _train_grams(self, batch: Sequence[Record], field: str) -> tuple[np.ndarray, np.ndarray]:
         h, text_of = grams.ngrams(_CACHE.get(batch, field), self.n)
@@ -455,12 +477,36 @@ class NearDetector(_GramIndex):
             bound[owner[starts]] += np.maximum.reduceat(count, starts)
         return bound
 
-    def _rebuild(self) -> None:
-        super()._rebuild()
+    #: Band keys of each item (``2E`` x ``bands``), kept so that suppressing more templates
+    #: re-hashes only the items that lost shingles, and saved so that loading hashes none.
+    _bands: np.ndarray | None = None
+
+    def _set_items(self, hs: np.ndarray, items: np.ndarray) -> None:
+        old_size, old_bands = getattr(self, "size", None), self._bands
+        super()._set_items(hs, items)
         self._df = np.diff(self.postings.ptr)
-        items = np.flatnonzero(self.size)
-        sig = self.signatures(self.item_h, np.repeat(np.arange(2 * self.E), self.size), 2 * self.E)[items]
-        self.bucket_index = grams.Postings(self.band_keys(sig).ravel(), np.repeat(items, self.bands))
+        live = self.size > 0
+        if old_bands is None or old_size is None or len(old_size) != len(self.size):
+            bands, redo = np.zeros((2 * self.E, self.bands), dtype=np.uint64), live
+        else:
+            bands, redo = old_bands.copy(), live & (self.size != old_size)
+        if redo.any():
+            item_of = np.repeat(np.arange(2 * self.E, dtype=np.int64), self.size)
+            sel = redo[item_of]
+            bands[redo] = self.band_keys(self.signatures(self.item_h[sel], item_of[sel], 2 * self.E)[redo])
+        self._bands = bands
+        ids = np.flatnonzero(live)
+        self.bucket_index = grams.Postings(bands[ids].ravel(), np.repeat(ids, self.bands))
+
+    def _derived_arrays(self) -> dict[str, np.ndarray]:
+        assert self._bands is not None
+        return {"band_keys": self._bands[self.size > 0]}
+
+    def _load_items(self, arrays: dict[str, np.ndarray]) -> None:
+        self.size = size = arrays["size"]
+        self._bands = np.zeros((2 * self.E, self.bands), dtype=np.uint64)
+        self._bands[size > 0] = arrays["band_keys"]
+        super()._load_items(arrays)
 
     def band_keys(self, sig: np.ndarray) -> np.ndarray:
         """``len(sig)`` x ``bands`` keys: band ``i`` is rows ``i*r .. (i+1)*r`` of a signature.

@@ -338,6 +338,11 @@ def distinct_counts(h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndar
     return np.bincount((key[keep] >> _U64(40)).astype(np.int64), minlength=n_texts)
 
 
+def _index_dtype(n: int) -> type[np.signedinteger]:
+    """The narrowest of int32/int64 holding indexes below ``n`` (halves the big tables)."""
+    return np.int32 if n < 1 << 31 else np.int64
+
+
 class HashSet:
     """Distinct hashes, sorted, with a bitmap in front for fast negative lookups and an
     open-addressing table (linear probing, at most half full) behind it.
@@ -354,14 +359,15 @@ class HashSet:
         self.keys = unique_counts(hashes)[0]
         bits = 1 << max(16, min(26, int(len(self.keys) * 32).bit_length()))
         self._mask = _U64(bits - 1)
-        self._bitmap = np.zeros(bits, dtype=bool)
-        self._bitmap[self.keys & self._mask] = True
+        bitmap = np.zeros(bits, dtype=bool)
+        bitmap[self.keys & self._mask] = True
+        self._bitmap = np.packbits(bitmap, bitorder="little")  # a bit per slot: 8x less memory, fewer cache misses
         slots = 1 << max(4, (2 * len(self.keys)).bit_length())
         self._slot_mask = slots - 1
         # 0 marks an empty slot; a key that is 0 (a 1 in 2**64 chance) is looked up apart
         self._zero = int(np.searchsorted(self.keys, _U64(0))) if len(self.keys) and self.keys[0] == 0 else -1
         self._slot_key = np.zeros(slots, dtype=_U64)
-        self._slot_idx = np.zeros(slots, dtype=np.int64)
+        self._slot_idx = np.zeros(slots, dtype=_index_dtype(len(self.keys)))
         pending = np.flatnonzero(self.keys != 0)
         pos = self._home(self.keys)
         while len(pending):
@@ -387,7 +393,8 @@ class HashSet:
         out = np.full(len(h), -1, dtype=np.int64)
         if len(self.keys) == 0 or len(h) == 0:
             return out
-        idx = np.flatnonzero(self._bitmap[h & self._mask])
+        b = h & self._mask
+        idx = np.flatnonzero((self._bitmap[b >> _U64(3)] >> (b & _U64(7)).astype(np.uint8)) & 1)
         want = h[idx]
         if self._zero >= 0:
             out[idx[want == 0]] = self._zero
@@ -405,12 +412,15 @@ class Postings:
     """Hash -> ids of the items containing it (CSR layout), built from distinct (item, hash) pairs."""
 
     def __init__(self, h: np.ndarray, item: np.ndarray):
-        self.set = HashSet(h)
-        idx = np.searchsorted(self.set.keys, h)
-        order = np.argsort(idx, kind="stable")
-        self.items = item[order].astype(np.int64)
-        self.ptr = np.zeros(len(self.set.keys) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(idx, minlength=len(self.set.keys)), out=self.ptr[1:])
+        # one stable sort gives the keys, the lists (items in input order) and their bounds
+        order = np.argsort(h, kind="stable")
+        hs = h[order]
+        first = np.ones(len(hs), dtype=bool)
+        np.not_equal(hs[1:], hs[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        self.set = HashSet(hs[starts])
+        self.items = item[order].astype(_index_dtype(int(item.max()) + 1 if len(item) else 0))
+        self.ptr = np.append(starts, len(hs)).astype(np.int64)
 
     def expand(self, key_idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each key index, the items under it: (which input row, item id)."""

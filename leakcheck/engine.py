@@ -205,6 +205,23 @@ def _worker_step(shard: Shard) -> ShardResult:
     return probe_shard(_WORKER["index"], _WORKER["job"], shard)
 
 
+def _pool_context() -> Any:
+    import multiprocessing as mp
+
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["leakcheck.engine"])
+    return ctx
+
+
+def warm_up() -> None:
+    """Start the fork server now, so it imports leakcheck while this process builds the eval index."""
+    from multiprocessing import forkserver
+
+    _pool_context()
+    with _main_without_phantom_file():
+        forkserver.ensure_running()
+
+
 def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs: int,
                   progress: Progress | None = None) -> Iterator[ShardResult]:
     """Steps on ``jobs`` worker processes; each loads the index once from its saved bytes.
@@ -214,11 +231,9 @@ def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs:
     not spawned, which would re-run the caller's ``__main__`` (a script without a
     ``if __name__ == "__main__"`` guard, a notebook, standard input).
     """
-    import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["leakcheck.engine"])
+    ctx = _pool_context()
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
                              initargs=(index.to_bytes(with_text=True, compress=False), job)) as pool:
         with _main_without_phantom_file():

@@ -237,6 +237,10 @@ def scan_many(train: Input, evals: Sequence[tuple[str, Input]], config: ScanConf
     """:func:`scan` against several named eval sets in one pass over ``train``: one result per set."""
     cfg = config or ScanConfig()
     _check_engine(engine, train)
+    if jobs > 1 and engine == "local" and isinstance(train, (str, os.PathLike)):
+        from .engine import warm_up
+
+        warm_up()
     index = build_index(evals, cfg)
     notes = {}
     for name, data in evals:

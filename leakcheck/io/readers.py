@@ -171,25 +171,45 @@ def _iter_json_lines(path: str) -> Iterator[RawRow | BadRow]:
                     yield from whole
                     return
                 fh = io.BytesIO(raw)  # one object per line under a .json name: already in memory
-            # The read loop is written out, not a generator of lines: it runs once per record.
-            limit = MAX_LINE_BYTES
-            readline: Callable[[int], bytes] = fh.readline
-            line = readline(limit + 1).removeprefix(_BOM)
-            while line:
-                lineno += 1
-                if len(line) > limit and not line.endswith(b"\n"):
-                    long = _read_past(readline, line)
-                    yield BadRow(path, f"line {lineno}", "line_too_long", _long_line(long), _long_fix(long))
-                elif not line.isspace():
-                    try:
-                        yield RawRow(path, "line", lineno, _decode_line(line))
-                    except (ValueError, UnicodeDecodeError) as exc:
-                        yield _json_error(path, f"line {lineno}", line, exc)
-                line = readline(limit + 1)
+            counted = [0]
+            yield from line_rows(path, fh, counted=counted)
+            lineno = counted[0]
     except CORRUPT as exc:
         if isinstance(exc, PermissionError):
             raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
         raise corrupt(path, f"after line {lineno}", exc) from None
+
+
+def line_rows(path: str, fh: Any, lineno: int = 0, stop: int | None = None, counted: list[int] | None = None) -> Iterator[RawRow | BadRow]:
+    """The rows of a JSONL stream from its current position: one per non-blank line, numbered from ``lineno + 1``.
+
+    ``stop``: the byte offset (of a shard) at which to end, after the line that crosses it.
+    ``counted[0]`` follows the last line number read, for messages about a stream cut short.
+    The read loop is written out, not a generator of lines: it runs once per record.
+    """
+    limit = MAX_LINE_BYTES
+    readline: Callable[[int], bytes] = fh.readline
+    pos = fh.tell() if stop is not None else 0
+    line = readline(limit + 1)
+    if lineno == 0:
+        line = line.removeprefix(_BOM)
+    while line:
+        lineno += 1
+        if counted is not None:
+            counted[0] = lineno
+        pos += len(line)
+        if len(line) > limit and not line.endswith(b"\n"):
+            long = _read_past(readline, line)
+            pos = fh.tell() if stop is not None else pos
+            yield BadRow(path, f"line {lineno}", "line_too_long", _long_line(long), _long_fix(long))
+        elif not line.isspace():
+            try:
+                yield RawRow(path, "line", lineno, _decode_line(line))
+            except (ValueError, UnicodeDecodeError) as exc:
+                yield _json_error(path, f"line {lineno}", line, exc)
+        if stop is not None and pos >= stop:
+            return
+        line = readline(limit + 1)
 
 
 def _line_col(raw: bytes, pos: int) -> str:

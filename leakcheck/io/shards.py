@@ -22,9 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..errors import InputError
-from . import readers
 from .compress import codec_of_bytes
-from .readers import BadRow, RawRow, Source, _decode_line, _json_error, _long_fix, _long_line, _read_past, iter_rows, open_source
+from .readers import BadRow, RawRow, Source, iter_rows, line_rows, open_source
 
 #: Bytes per shard: large enough that a shard's fixed cost is noise, small enough for progress.
 SHARD_BYTES = 16 << 20
@@ -145,36 +144,13 @@ def iter_shard(shard: Shard) -> Iterator[RawRow | BadRow]:
 
 
 def _iter_line_range(shard: Shard) -> Iterator[RawRow | BadRow]:
-    path = shard.file
-    lineno = shard.line_base
     try:
-        fh = open(path, "rb")
+        fh = open(shard.file, "rb")
     except PermissionError:
-        raise InputError(path, None, "permission denied", "make the file readable (chmod +r)") from None
+        raise InputError(shard.file, None, "permission denied", "make the file readable (chmod +r)") from None
     with fh:
         fh.seek(shard.start)
-        pos = shard.start
-        limit = readers.MAX_LINE_BYTES
-        readline = fh.readline
-        while pos < shard.stop:
-            line = readline(limit + 1)
-            if not line:
-                break
-            pos += len(line)
-            lineno += 1
-            if len(line) > limit and not line.endswith(b"\n"):  # read past it, as readers do
-                long = _read_past(readline, line)
-                pos = fh.tell()
-                yield BadRow(path, f"line {lineno}", "line_too_long", _long_line(long), _long_fix(long))
-                continue
-            if lineno == 1 and line.startswith(b"\xef\xbb\xbf"):
-                line = line[3:]
-            if line.isspace() or not line:
-                continue
-            try:
-                yield RawRow(path, "line", lineno, _decode_line(line))
-            except (ValueError, UnicodeDecodeError) as exc:
-                yield _json_error(path, f"line {lineno}", line, exc)
+        yield from line_rows(shard.file, fh, shard.line_base, shard.stop)
 
 
 def _iter_rowgroups(shard: Shard) -> Iterator[RawRow | BadRow]:

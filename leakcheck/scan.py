@@ -25,7 +25,7 @@ from .engine import RowCounts, ScanJob, ShardResult, probe_records, records_of, 
 from .errors import InputError, LeakcheckError, RecordError, UsageError
 from .formats import DETECT_SAMPLE, FormatSpec, detect_format
 from .index import EvalIndex
-from .io import BadRow, RawRow, iter_rows, open_source
+from .io import BadRow, RawRow, Source, iter_rows, open_source
 from .io.shards import plan_shards
 from .levels import REGISTRY
 from .records import Record
@@ -66,6 +66,8 @@ class _Opened:
     rows: Iterator[RawRow | BadRow]  # every row, the ones read for detection included
     unread: tuple[UnreadFile, ...] = ()
     hub: dict[str, str] | None = None
+    #: The resolved input (files, or a Hub snapshot), resolved once: shards are planned from it.
+    source: Source | None = None
 
 
 def _open(data: Input, fields: Fields, side: str) -> _Opened:
@@ -73,6 +75,7 @@ def _open(data: Input, fields: Fields, side: str) -> _Opened:
     name = _display(data, side)
     unread: tuple[UnreadFile, ...] = ()
     hub = None
+    src: Source | None = None
     if isinstance(data, (str, os.PathLike)):
         src = open_source(data)
         files, rows, unread, hub = src.files, iter_rows(src), src.unread, src.hub
@@ -86,15 +89,15 @@ def _open(data: Input, fields: Fields, side: str) -> _Opened:
             sample = [raw]
     every = itertools.chain(_emptied(head), rows)
     if not sample:
-        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", every, unread, hub)
+        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", every, unread, hub, src)
     try:
         spec = detect_format([r.data for r in sample], fields.prompt, fields.target, fields.id, fields.group)
     except RecordError as exc:
         if exc.reason == "unknown_field":  # a wrong option, not a bad row: no --on-error skip
             raise InputError(sample[0].file, None, exc.what, exc.fix) from None
         # nothing fits: every row gets this row error, counted or raised like any bad row
-        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", _all_bad(every, exc), unread, hub)
-    return _Opened(name, files, spec, _span(sample), every, unread, hub)
+        return _Opened(name, files, FormatSpec("unknown", "prompt", None), "", _all_bad(every, exc), unread, hub, src)
+    return _Opened(name, files, spec, _span(sample), every, unread, hub, src)
 
 
 def _all_bad(rows: Iterator[RawRow | BadRow], exc: RecordError) -> Iterator[RawRow | BadRow]:
@@ -275,7 +278,8 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
 
         forget_words()
     if isinstance(train, (str, os.PathLike)):
-        shards = plan_shards(open_source(train))
+        assert opened.source is not None  # a path was opened as a Source
+        shards = plan_shards(opened.source)
         if progress:
             progress(0, 0, sum(s.size for s in shards))
         if engine == "ray":

@@ -76,12 +76,12 @@ def test_the_workflow_has_every_part_of_the_job():
     assert steps.index(artifact) > steps.index(next(s for s in runs if s["run"].startswith("leakcheck report")))
 
 
-def run_job(ws: Path, cache_hit: bool) -> dict[str, subprocess.CompletedProcess]:
-    """Run the job's steps in ``ws``; returns each ``run:`` step's result by its first two words."""
+def run_job(ws: Path, cache_hit: bool, **override: str) -> dict[str, subprocess.CompletedProcess]:
+    """Run the job's steps in ``ws`` (``override``: job env values); returns each ``run:`` step's result by its first two words."""
     job = workflow()["jobs"]["leakcheck"]
     summary = ws.parent / f"summary-{ws.name}.md"
     summary.write_text("## Earlier step\n")
-    env = {**os.environ, **job["env"], "GITHUB_WORKSPACE": str(ws), "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_ACTIONS": "true",
+    env = {**os.environ, **job["env"], **override, "GITHUB_WORKSPACE": str(ws), "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_ACTIONS": "true",
            "CI": "true", "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")}
     out: dict[str, subprocess.CompletedProcess] = {}
     for step in job["steps"]:
@@ -140,3 +140,15 @@ def test_the_workflow_runs_on_the_bundled_example(tmp_path):
     assert list(steps2) == ["leakcheck scan", "leakcheck report", "summary"]
     assert steps2["leakcheck scan"].returncode == 1
     assert json.loads((again / "leaks.json").read_text())["findings"] == report["findings"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the runner's shell, bash, is not installed")
+def test_a_bad_input_fails_the_scan_step_and_the_report_steps_skip(tmp_path):
+    ws = workspace(tmp_path, "bad")
+    steps = run_job(ws, cache_hit=False, TRAIN="data/missing.parquet")
+    assert list(steps) == ["leakcheck index", "leakcheck scan", "summary"]  # no leaks.json: render and uploads skip
+    scan = steps["leakcheck scan"]
+    assert scan.returncode == 2
+    assert scan.stderr == "leakcheck: error: data/missing.parquet: no such file or folder; check the path\n"
+    assert not (ws / "leaks.json").exists() and not (ws / "leaks.sarif").exists()
+    assert steps["summary"].stdout == "## Earlier step\n"  # a scan that judged nothing writes no summary

@@ -224,6 +224,7 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     Example:
         leakcheck scan train.parquet test.parquet --json leaks.json --markdown leaks.md --html leaks.html
         leakcheck scan train/ --index benchmarks.lcx gsm8k_test.jsonl -j 2
+        leakcheck scan train/ --index evals.lcx --json leaks.json --annotations github --sarif leaks.sarif   # in CI
     """
     from .engine import default_jobs
     from .gate import exit_code, severity

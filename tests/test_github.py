@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 from leakcheck.cli import main
 from leakcheck.report.github import command, escape_data, escape_property, repo_path
@@ -57,6 +59,40 @@ def test_each_escape_as_the_runner_reads_it(raw, data, prop):
     assert escape_data(raw) == data
     assert escape_property(raw) == prop
     assert command("warning", {"file": raw, "line": None}, raw) == f"::warning file={prop}::{data}"
+
+
+def runner_parse(line: str) -> tuple[str, dict[str, str], str]:
+    """How the Actions runner reads a workflow command: a port of ``ActionCommand.TryParseV2`` and its
+    unescaping (github.com/actions/runner, src/Runner.Common/ActionCommand.cs at 258d6c8)."""
+    def unescape(text: str, mappings: tuple[tuple[str, str], ...]) -> str:
+        for token, escaped in mappings:
+            text = text.replace(escaped, token)
+        return text
+
+    data_map = (("\r", "%0D"), ("\n", "%0A"), ("%", "%25"))
+    prop_map = (("\r", "%0D"), ("\n", "%0A"), (":", "%3A"), (",", "%2C"), ("%", "%25"))
+    line = line.lstrip()
+    assert line.startswith("::")
+    end = line.index("::", 2)
+    info = line[2:end]
+    name, _, props = info.partition(" ")
+    parsed = {}
+    for item in (p for p in props.strip().split(",") if p):
+        key, sep, value = item.partition("=")
+        if sep and value:
+            parsed[key] = unescape(value, prop_map)
+    return name, parsed, unescape(line[end + 2:], data_map)
+
+
+#: Property values as the runner keeps them: it trims the property list, so no edge whitespace.
+_values = st.text(st.characters(codec="utf-8"), min_size=1).filter(lambda v: v == v.strip())
+
+
+@given(file=_values, title=_values, message=st.text(st.characters(codec="utf-8")))
+def test_the_runner_reads_back_exactly_what_was_escaped(file, title, message):
+    line = command("error", {"file": file, "line": 12, "title": title}, message)
+    assert "\n" not in line and "\r" not in line  # one line: a message cannot start a command of its own
+    assert runner_parse(line) == ("error", {"file": file, "line": "12", "title": title}, message)
 
 
 def test_gated_findings_are_errors_at_train_file_and_line_with_a_notice(repo):

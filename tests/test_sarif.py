@@ -78,6 +78,7 @@ def test_results_at_the_train_file_and_line_with_levels_and_fingerprints(repo):
     fp = {f["eval_id"]: f"eval:{f['kind']}:{f['eval_fingerprint']}:{f['train_fingerprint']}" for f in report["findings"]}
     assert [r["partialFingerprints"] for r in run["results"]] == [{FINGERPRINT_KEY: fp[i]} for i in ("sheep-1", "books-2", "rain-3")]
     assert run["properties"]["eval_sets"]["eval"]["contaminated"] == 1 and run["properties"]["fail_on"] == ["prompt:exact"]
+    assert run["properties"]["results_left_out"] == 0
 
 
 def test_fingerprints_follow_the_records_not_their_lines(repo):
@@ -155,3 +156,18 @@ def test_sarif_on_stdout_sends_the_terminal_summary_to_stderr(repo):
     assert r.exit_code == 1
     validate(json.loads(r.stdout))
     assert "LEAKAGE FOUND" in r.stderr
+
+
+def test_over_the_code_scanning_limit_errors_are_kept_first(repo, monkeypatch):
+    import leakcheck.report.sarif as sarif
+
+    train = repo / "data" / "train.jsonl"
+    train.write_text("".join(reversed(train.read_text().splitlines(keepends=True))))  # rain-3 line 1, books-2 line 2, sheep-1 line 3
+    monkeypatch.setattr(sarif, "MAX_RESULTS", 1)
+    run = sarif_of(repo, "--fail-on", "prompt:exact")["runs"][0]
+    assert [(r["properties"]["eval_id"], r["level"]) for r in run["results"]] == [("sheep-1", "error")]
+    assert run["properties"]["results_left_out"] == 2
+    monkeypatch.setattr(sarif, "MAX_RESULTS", 2)
+    run = sarif_of(repo, "--fail-on", "prompt:exact")["runs"][0]
+    assert [(r["properties"]["eval_id"], r["level"]) for r in run["results"]] == [("books-2", "warning"), ("sheep-1", "error")]
+    assert run["properties"]["results_left_out"] == 1

@@ -42,6 +42,9 @@ FINGERPRINT_KEY = "leakcheckRecords/v1"
 _RULE_NAMES = {"pair": "PromptAndTargetLeak", "prompt": "PromptLeak", "target": "TargetLeak",
                "target_in_prompt": "TargetInTrainPrompt", "prompt_in_target": "PromptInTrainTarget", "group": "SharedGroupId"}
 _STRONG = ("exact", "normalized")
+#: Code scanning rejects a run with more results than this (its documented hard limit): the rest stay in the JSON report.
+MAX_RESULTS = 25_000
+_LEVEL_RANK = {"error": 0, "warning": 1, "note": 2}
 
 
 def _plain(text: str) -> str:
@@ -122,6 +125,14 @@ def _order(f: Finding) -> tuple:
     return (f.eval_set or "", f.train_file or "", f.train_line or 0, f.eval_row, KINDS.index(f.kind), LEVELS.index(f.level))
 
 
+def _kept(findings: list[Finding], policy: Policy) -> list[Finding]:
+    """At most :data:`MAX_RESULTS` findings, errors first, then warnings, then notes; in ``findings``' order."""
+    if len(findings) <= MAX_RESULTS:
+        return findings
+    rank = sorted(range(len(findings)), key=lambda i: (_LEVEL_RANK[result_level(findings[i], policy)], i))
+    return [findings[i] for i in sorted(rank[:MAX_RESULTS])]
+
+
 def _driver(policy: Policy, levels: tuple[str, ...]) -> dict[str, Any]:
     driver: dict[str, Any] = {"name": "leakcheck", "version": __version__, "semanticVersion": __version__}
     uri = information_uri()
@@ -158,7 +169,8 @@ def to_sarif(results: Mapping[str, ScanResult], policy: Policy, root: str | None
     """The SARIF log of one scan (every eval set); ``root`` (default ``GITHUB_WORKSPACE``, else the current folder) is ``%SRCROOT%``."""
     base = os.path.abspath(root or os.environ.get("GITHUB_WORKSPACE") or os.getcwd())
     levels = tuple(dict.fromkeys(lv for r in results.values() for lv in r.levels))
-    findings = sorted((f for r in results.values() for f in r.findings), key=_order)
+    findings = _kept(sorted((f for r in results.values() for f in r.findings), key=_order), policy)
+    left_out = sum(len(r.findings) for r in results.values()) - len(findings)
     sets = {name: {"exit_code": exit_code(r, policy), "eval_records": r.eval.records,
                    "contaminated": r.summary(policy)["contaminated"]["count"], "eval": r.eval.path, "train": r.train.path}
             for name, r in sorted(results.items())}
@@ -167,7 +179,7 @@ def to_sarif(results: Mapping[str, ScanResult], policy: Policy, root: str | None
         "originalUriBaseIds": {SRCROOT: {"uri": _folder_uri(base)}},
         "results": [_result(f, policy, base) for f in findings],
         "columnKind": "unicodeCodePoints",
-        "properties": {"fail_on": policy.spec(), "levels": list(levels), "eval_sets": sets},
+        "properties": {"fail_on": policy.spec(), "levels": list(levels), "eval_sets": sets, "results_left_out": left_out},
     }
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 

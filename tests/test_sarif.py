@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from leakcheck.cli import main
 from leakcheck.report.sarif import FINGERPRINT_KEY
 
+from .conftest import SHARED_DATA, needs_shared
+
 FIXTURES = Path(__file__).parent / "fixtures"
 CI = FIXTURES / "ci"
 #: The official schema, vendored (source and licence: fixtures/sarif/SOURCE.md).
@@ -171,3 +173,29 @@ def test_over_the_code_scanning_limit_errors_are_kept_first(repo, monkeypatch):
     run = sarif_of(repo, "--fail-on", "prompt:exact")["runs"][0]
     assert [(r["properties"]["eval_id"], r["level"]) for r in run["results"]] == [("books-2", "warning"), ("sheep-1", "error")]
     assert run["properties"]["results_left_out"] == 1
+
+
+@needs_shared
+def test_gsm8k_test_items_pasted_into_train_are_results_at_their_lines(tmp_path):
+    """The real GSM8K train set with every 50th test item pasted in after every 300th line, scanned against a GSM8K test index."""
+    test = (SHARED_DATA / "gsm8k" / "test.jsonl").read_text().splitlines(keepends=True)
+    mix = (SHARED_DATA / "gsm8k" / "train.jsonl").read_text().splitlines(keepends=True)
+    pasted = test[::50]
+    for k, item in enumerate(pasted):
+        mix.insert(301 * (k + 1) - 1, item)
+    lines = [i + 1 for i, line in enumerate(mix) if line in set(pasted)]
+    assert len(lines) == len(pasted) == 27
+    (tmp_path / "mix.jsonl").write_text("".join(mix))
+    runner = CliRunner()
+    assert runner.invoke(main, ["index", str(SHARED_DATA / "gsm8k" / "test.jsonl"), "-o", str(tmp_path / "gsm8k.lcx")]).exit_code == 0
+    r = runner.invoke(main, ["scan", str(tmp_path / "mix.jsonl"), "--index", str(tmp_path / "gsm8k.lcx"), "-j", "1", "-q",
+                             "--sarif", str(tmp_path / "leaks.sarif"), "--annotations", "github"], env={"GITHUB_WORKSPACE": str(tmp_path)})
+    assert r.exit_code == 1
+    doc = json.loads((tmp_path / "leaks.sarif").read_text())
+    validate(doc)
+    results = doc["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results] == [
+        ("pair", "error", n) for n in lines]
+    assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results} == {"mix.jsonl"}
+    errors = [line for line in r.stdout.splitlines() if line.startswith("::error ")]
+    assert [int(e.split(",line=")[1].split(",")[0]) for e in errors] == lines

@@ -229,3 +229,35 @@ def test_step_summary_that_is_an_input_is_refused(repo):
     assert r.exit_code == 2
     assert r.output == (f"leakcheck: error: GITHUB_STEP_SUMMARY {repo / 'data' / 'eval.jsonl'} is the eval input; "
                         "choose another path: leakcheck never writes over an input\n")
+
+
+def test_a_hub_train_set_is_annotated_at_the_cached_file_leakcheck_read(tmp_path, monkeypatch):
+    import json
+
+    from huggingface_hub import constants as hf_constants
+
+    from .test_hub import SHA, parquet, write_repo
+
+    hub, work = tmp_path / "hub", tmp_path / "work"
+    hub.mkdir()
+    work.mkdir()
+    monkeypatch.chdir(work)
+    for name, value in (("HF_HUB_CACHE", str(hub)), ("HF_HUB_OFFLINE", True)):
+        monkeypatch.setenv(name, str(value) if value is not True else "1")
+        monkeypatch.setattr(hf_constants, name, value)
+    rows = [{"question": "Unrelated: how long do I boil an egg for a soft yolk?", "answer": "About six minutes, then cold water."},
+            {"question": (q := "A farmer has 17 sheep and buys 5 more each week for 6 weeks. How many sheep does the farmer have at the end?"),
+             "answer": (a := "The farmer buys 5 * 6 = 30 sheep, so 17 + 30 = 47 sheep in total.\n#### 47")}]
+    write_repo(hub, "org/mix", {"README.md": "---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n    path: train-*\n---\n",
+                                "train-00000-of-00001.parquet": parquet(rows)})
+    from .conftest import write_jsonl
+
+    ev = write_jsonl(work / "eval.jsonl", [{"id": "sheep-1", "question": q, "answer": a}])
+    r = CliRunner().invoke(main, ["scan", "org/mix", str(ev), "--levels", "exact", "-q", "--annotations", "github", "--json", "r.json",
+                                  "--sarif", "r.sarif"], env={"GITHUB_WORKSPACE": str(work)})
+    assert r.exit_code == 1, r.output
+    read = json.loads((work / "r.json").read_text())["train"]["files"]
+    assert len(read) == 1 and read[0].endswith(f"snapshots/{SHA}/train-00000-of-00001.parquet")
+    assert commands(r.stdout)[0].startswith(f"::error file={escape_property(read[0])},line=2,title=leakcheck%3A pair leak at exact::")
+    loc = json.loads((work / "r.sarif").read_text())["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert loc == {"artifactLocation": {"uri": Path(read[0]).absolute().as_uri()}, "region": {"startLine": 2}}

@@ -261,3 +261,17 @@ def test_a_hub_train_set_is_annotated_at_the_cached_file_leakcheck_read(tmp_path
     assert commands(r.stdout)[0].startswith(f"::error file={escape_property(read[0])},line=2,title=leakcheck%3A pair leak at exact::")
     loc = json.loads((work / "r.sarif").read_text())["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
     assert loc == {"artifactLocation": {"uri": Path(read[0]).absolute().as_uri()}, "region": {"startLine": 2}}
+
+
+def test_gated_chance_matches_are_counted_in_the_notice(tmp_path):
+    from .conftest import write_jsonl
+
+    ev = write_jsonl(tmp_path / "eval.jsonl", [{"id": "two", "question": "What is two plus two, written as a number?", "answer": "4"}])
+    tr = write_jsonl(tmp_path / "train.jsonl", [{"question": "How many legs does a dog have, counting all of them?", "answer": "4"}])
+    base = ["scan", str(tr), str(ev), "--levels", "exact", "-q", "--annotations", "github"]
+    r = CliRunner().invoke(main, [*base, "--fail-on", "any"])
+    assert r.exit_code == 1
+    assert r.stdout == ("::notice title=leakcheck%3A eval set eval::leakage found: 0 of 1 eval records (0.0%25) occur in train; 0 gated findings "
+                        "(::error), 0 not gated (::warning); 1 chance target matches gated (--fail-on chance), listed in the report\n")
+    r = CliRunner().invoke(main, base)
+    assert r.exit_code == 0 and "chance" not in r.stdout

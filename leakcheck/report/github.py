@@ -100,6 +100,9 @@ def notice(name: str, result: ScanResult, policy: Policy) -> str:
     state = {0: "no leakage at a gated level", 1: "leakage found", 3: "partial scan, rows were skipped"}[exit_code(result, policy)]
     msg = (f"{state}: {s['contaminated']['count']} of {s['eval_records']} eval records ({s['contaminated']['percent']}%) occur in train; "
            f"{gated} gated findings (::error), {len(result.findings) - gated} not gated (::warning)")
+    chance = sum(c.level in result.levels for c in result.chance) if policy.chance else 0
+    if chance:  # no train line to point at: counted here so a failing gate never looks unexplained
+        msg += f"; {chance} chance target matches gated (--fail-on chance), listed in the report"
     if len(result.findings) > SHOWN_PER_STEP:
         msg += f"; GitHub shows the first {SHOWN_PER_STEP} of each type per step, the JSON report lists them all"
     return command("notice", {"title": f"leakcheck: eval set {name}"}, msg)

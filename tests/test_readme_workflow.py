@@ -53,7 +53,7 @@ def by_uses(steps: list[dict], action: str) -> dict:
 
 def test_the_workflow_has_every_part_of_the_job():
     wf = workflow()
-    assert wf["permissions"] == {"contents": "read", "security-events": "write"}
+    assert wf["permissions"] == {"contents": "read", "security-events": "write", "actions": "read"}
     job = wf["jobs"]["leakcheck"]
     steps = job["steps"]
     assert [s.get("uses", "").split("@")[0] for s in steps[:2]] == ["actions/checkout", "actions/setup-python"]

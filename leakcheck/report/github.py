@@ -75,15 +75,19 @@ def is_gated(f: Finding, policy: Policy) -> bool:
 
 
 def describe(f: Finding) -> str:
-    """A finding in one sentence, naming both records, for an annotation or a SARIF result.
+    r"""A finding in one sentence, naming both records, for an annotation or a SARIF result.
 
     >>> f = Finding("e1", "7", "prompt", "near", 0.8125, 0, 6, "q", "q", "How many eggs?", "", eval_set="gsm8k")
     >>> describe(f)
     'Eval record e1 of eval set gsm8k is in train record 7: prompt at near, score 0.81. Eval text: How many eggs?'
+    >>> describe(Finding("a\x1b[2J", "7", "prompt", "exact", 1.0, 0, 6, "q", "q", "x", "")).split(" is ")[0]
+    'Eval record a\\x1b[2J'
     """
-    where = f" of eval set {f.eval_set}" if f.eval_set else ""
-    text = content.clip(content.one_line(f.eval_snippet), MESSAGE_SNIPPET)
-    return f"Eval record {f.eval_id}{where} is in train record {f.train_id}: {f.kind} at {content.level_cell(f)}, score {f.score:.2f}. Eval text: {text}"
+    line = content.one_line  # ids and text are data: control characters shown as escapes, never sent to a log raw
+    where = f" of eval set {line(f.eval_set)}" if f.eval_set else ""
+    text = content.clip(line(f.eval_snippet), MESSAGE_SNIPPET)
+    return (f"Eval record {line(f.eval_id)}{where} is in train record {line(f.train_id)}: {f.kind} at {content.level_cell(f)}, "
+            f"score {f.score:.2f}. Eval text: {text}")
 
 
 def annotation(f: Finding, policy: Policy, root: str | None = None) -> str:

@@ -18,7 +18,7 @@ from leakcheck.cli import main
 from .conftest import REPO
 
 CI = REPO / "tests" / "fixtures" / "ci"
-#: Installing the hook builds a fresh virtualenv with leakcheck and all its dependencies (measured: 85 s
+#: Installing the hook builds a fresh virtualenv with leakcheck and all its dependencies (measured: 85 s and 124 s
 #: on a loaded 2-core machine with a warm pip cache), so the end-to-end run is opt-in.
 E2E = os.environ.get("LEAKCHECK_PRECOMMIT_E2E") == "1"
 
@@ -81,7 +81,7 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
-@pytest.mark.skipif(not E2E, reason="installs leakcheck and its dependencies into a fresh virtualenv (about 90 s); "
+@pytest.mark.skipif(not E2E, reason="installs leakcheck and its dependencies into a fresh virtualenv (one to two minutes); "
                                     "set LEAKCHECK_PRECOMMIT_E2E=1 to run it")
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_pre_commit_installs_and_runs_the_hook(tmp_path):

@@ -199,3 +199,16 @@ def test_gsm8k_test_items_pasted_into_train_are_results_at_their_lines(tmp_path)
     assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results} == {"mix.jsonl"}
     errors = [line for line in r.stdout.splitlines() if line.startswith("::error ")]
     assert [int(e.split(",line=")[1].split(",")[0]) for e in errors] == lines
+
+
+def test_information_uri_comes_from_the_package_metadata(repo, monkeypatch):
+    import email.message
+
+    import leakcheck.report.sarif as sarif
+
+    meta = email.message.Message()
+    monkeypatch.setattr(sarif.metadata, "metadata", lambda name: meta)
+    assert "informationUri" not in sarif_of(repo)["runs"][0]["tool"]["driver"]  # optional in SARIF: left out, never made up
+    meta["Project-URL"] = "Documentation, https://example.org/docs"
+    meta["Project-URL"] = "Repository, https://example.org/leakcheck"
+    assert sarif_of(repo)["runs"][0]["tool"]["driver"]["informationUri"] == "https://example.org/leakcheck"

@@ -204,9 +204,14 @@ def _named_evals(paths: tuple[str, ...], names: tuple[str, ...]) -> list[tuple[s
 @click.option("--ray-address", help="Ray cluster to join with --engine ray (default: RAY_ADDRESS, else a local Ray).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on standard error (default: on a terminal, off in CI).")
 @click.option("--examples", type=int, default=5, show_default=True, help="Worst leaks to print.")
-@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks (--annotations still prints, being asked for).")
+@click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Write a SARIF 2.1.0 file for code scanning (all eval sets in one run).")
+@click.option("--annotations", type=click.Choice(["github", "none"]), default="none", show_default=True,
+              help="github: print an ::error (gated) or ::warning line per finding at its train file and line, and a ::notice with the totals.")
+@click.option("--no-step-summary", is_flag=True, help="Do not append the Markdown summary to the file GITHUB_STEP_SUMMARY names.")
 def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None, md_path: str | None, html_path: str | None,
-         jobs: int | None, engine: str, ray_address: str | None, progress: bool | None, examples: int, quiet: bool, **opts: Any) -> None:
+         jobs: int | None, engine: str, ray_address: str | None, progress: bool | None, examples: int, quiet: bool,
+         sarif_path: str | None, annotations: str, no_step_summary: bool, **opts: Any) -> None:
     """Scan TRAIN for records of each EVAL set, field by field; exit 1 when leakage is found.
 
     TRAIN and EVAL are JSONL, JSON, Parquet or CSV files (.gz, .bz2, .xz, .zst too), folders
@@ -219,6 +224,7 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     Example:
         leakcheck scan train.parquet test.parquet --json leaks.json --markdown leaks.md --html leaks.html
         leakcheck scan train/ --index benchmarks.lcx gsm8k_test.jsonl -j 2
+        leakcheck scan train/ --index evals.lcx --json leaks.json --annotations github --sarif leaks.sarif   # in CI
     """
     from .engine import default_jobs
     from .gate import exit_code, severity
@@ -237,7 +243,8 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     names = [n for n, _ in evals] + [s.name for ix in loaded for s in ix.sets]
     outputs = _report_outputs(json_path, md_path, html_path, names)
     inputs = _inputs(train=train, **_eval_sides(evals)) + [(f"the index {p}", p) for p in indexes]
-    check_outputs([o for _, outs in outputs for o in outs], inputs)  # before a long scan, not after it
+    ci_outs = _ci_outputs(sarif_path, None if no_step_summary else os.environ.get("GITHUB_STEP_SUMMARY"))
+    check_outputs([o for _, outs in outputs for o in outs] + ci_outs, inputs)  # before a long scan, not after it
     parts = ([build_index(evals, config)] if evals else []) + loaded
     index = EvalIndex.concat(parts)
     from .io.readers import open_source
@@ -248,7 +255,7 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
                              engine=engine, ray_address=ray_address)
     codes = {name: exit_code(r, config.policy, config.allow_partial) for name, r in results.items()}
     worst = max(codes.values(), key=severity)
-    to_stderr = any(stream_of(p) == 1 for _, outs in outputs for _, p in outs)
+    to_stderr = any(stream_of(p) == 1 for _, outs in [*outputs, ("", ci_outs)] for _, p in outs)
     for name, r in results.items():
         _write_reports(r, config.policy, dict(outputs)[name] if n_sets > 1 else outputs[0][1], json_path is not None)
         if not quiet:
@@ -257,7 +264,29 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     if not quiet and n_sets > 1:
         bad = [n for n, c in codes.items() if c != 0]
         click.echo(f"{len(results)} eval sets: " + (f"leakage or partial scan in {', '.join(bad)}" if bad else "no leakage in any"), err=to_stderr)
+    _write_ci(results, config.policy, ci_outs, annotations == "github", json_path is not None, to_stderr)
     sys.exit(worst)
+
+
+def _ci_outputs(sarif_path: str | None, step_summary: str | None) -> list[tuple[str, str]]:
+    """``(label, path)`` of the CI outputs: the SARIF file, and the step summary named by GITHUB_STEP_SUMMARY (if set)."""
+    out = [(f"--sarif {sarif_path}", sarif_path)] if sarif_path is not None else []
+    return out + ([(f"GITHUB_STEP_SUMMARY {step_summary}", step_summary)] if step_summary else [])
+
+
+def _write_ci(results: dict[str, Any], policy: Policy, outs: list[tuple[str, str]], annotate: bool, full: bool, to_stderr: bool) -> None:
+    """The SARIF file, the step summary (appended) and the annotation lines."""
+    from .report import github
+
+    for label, p in outs:
+        if label.startswith("--sarif "):
+            from .report.sarif import write_sarif
+
+            write_sarif(results, p, policy)
+        else:
+            github.append_step_summary(p, github.step_summary(results, policy, json_report=full))
+    if annotate:
+        click.echo("\n".join(github.annotation_lines(results, policy)), err=to_stderr)
 
 
 def _eval_sides(evals: list[tuple[str, str]]) -> dict[str, str]:

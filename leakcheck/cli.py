@@ -8,6 +8,7 @@ Exit codes: 0 no leakage at a gated level, 1 leakage found, 2 usage or input err
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import sys
@@ -21,10 +22,12 @@ from . import __version__
 from .config import (
     ContainedConfig,
     Fields,
+    Limit,
+    LoadedConfig,
     NearConfig,
     Policy,
     ScanConfig,
-    load_pyproject,
+    load_config,
     parse_levels,
 )
 from .errors import LeakcheckError, UsageError
@@ -92,6 +95,23 @@ def _pick(cli_value: Any, conf: dict[str, Any], key: str, default: Any) -> Any:
     return conf.get(key, default)
 
 
+def _limits(cli: tuple[str, ...] | None, conf: dict[str, Any]) -> tuple[Limit, ...]:
+    """The file's ``limits`` table, then each ``--limit``, which replaces the file's limit of the same item."""
+    where = "[tool.leakcheck] limits"
+    merged = {(lim.kind, lim.level): lim for lim in (Limit.parse(k, v, where) for k, v in conf.get("limits", {}).items())}
+    merged.update({(lim.kind, lim.level): lim for lim in map(Limit.parse, cli or ())})
+    return tuple(merged.values())
+
+
+def _load_settings(path: str | None, quiet: bool = False) -> LoadedConfig:
+    """The configuration file's settings; its warnings (unknown keys, with the closest valid key) go to standard error."""
+    loaded = load_config(path)
+    if not quiet:
+        for w in loaded.warnings:
+            click.echo(f"leakcheck: warning: {w}", err=True)
+    return loaded
+
+
 def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
     """Merge CLI options over ``[tool.leakcheck]`` over defaults into a :class:`ScanConfig`."""
     for key in ("prompt_field", "target_field", "id_field", "group_field", "train_prompt_field", "train_target_field",
@@ -103,6 +123,9 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
     levels_t = parse_levels(levels if isinstance(levels, str) else ",".join(levels))
     fail_on = _pick(opts.get("fail_on"), conf, "fail_on", None)
     policy = Policy.parse(fail_on) if fail_on is not None else Policy()
+    limits = _limits(opts.get("limits"), conf)
+    if limits:
+        policy = Policy(policy.items, policy.chance, limits)
 
     def side(name: str) -> Fields:
         return Fields(
@@ -169,6 +192,24 @@ def _level_options(f: Any) -> Any:
     return f
 
 
+def _policy_options(f: Any) -> Any:
+    """The options of the configuration file, the limits, the baseline and the allowlist (scan)."""
+    opts = [
+        click.option("--config", "config_path", type=click.Path(dir_okay=False),
+                     help="The configuration file (default: the nearest leakcheck.toml, or pyproject.toml with [tool.leakcheck], here or above)."),
+        click.option("--limit", "limits", multiple=True, metavar="ITEM=N|P%",
+                     help="Allow up to N eval records (or P% of them) with this evidence, e.g. target:near=0.5%; repeatable. "
+                          "ITEM as in --fail-on, which must not already fail on it."),
+        click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False),
+                     help="Accept the findings of this baseline (from leakcheck baseline); only new findings gate."),
+        click.option("--allowlist", "allowlist_path", type=click.Path(dir_okay=False),
+                     help="A TOML file of [[allow]] entries (eval_id or fingerprint, and reason): accepted overlaps, never gated."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
 def _named_evals(paths: tuple[str, ...], names: tuple[str, ...]) -> list[tuple[str, str]]:
     """``(name, path)`` per eval input, names from ``--name NAME=PATH`` or the path."""
     from .scan import name_of
@@ -199,14 +240,16 @@ def _named_evals(paths: tuple[str, ...], names: tuple[str, ...]) -> list[tuple[s
 @click.option("--allow-partial", is_flag=True, default=None, help="With --on-error skip: exit 0 instead of 3 when rows were skipped and nothing leaked.")
 @click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
 @click.option("-j", "--jobs", type=int, help="Processes probing the train side (default: all cores; 1: this process only). Results do not depend on it.")
-@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="local: this machine (--jobs processes); ray: Ray Data on a Ray cluster (pip install 'leakcheck[ray]').")
+@click.option("--engine", type=click.Choice(["local", "ray"]),
+              help="local (default): this machine (--jobs processes); ray: Ray Data on a Ray cluster (pip install 'leakcheck[ray]').")
 @click.option("--ray-address", help="Ray cluster to join with --engine ray (default: RAY_ADDRESS, else a local Ray).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on standard error (default: on a terminal, off in CI).")
-@click.option("--examples", type=int, default=5, show_default=True, help="Worst leaks to print.")
+@click.option("--examples", type=int, help="Worst leaks to print (default 5).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
+@_policy_options
 def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None, md_path: str | None, html_path: str | None,
-         jobs: int | None, engine: str, ray_address: str | None, progress: bool | None, examples: int, quiet: bool, **opts: Any) -> None:
+         jobs: int | None, engine: str | None, ray_address: str | None, progress: bool | None, examples: int | None, quiet: bool,
+         config_path: str | None, baseline_path: str | None, allowlist_path: str | None, **opts: Any) -> None:
     """Scan TRAIN for records of each EVAL set, field by field; exit 1 when leakage is found.
 
     TRAIN and EVAL are JSONL, JSON, Parquet or CSV files (.gz, .bz2, .xz, .zst too), folders
@@ -228,7 +271,12 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     train, evals = paths[0], _named_evals(paths[1:], opts.pop("names"))
     if not evals and not indexes:
         raise UsageError("scan: name at least one eval set: leakcheck scan TRAIN EVAL [EVAL...] or --index FILE.lcx")
-    config = build_config(opts, load_pyproject())
+    settings = _load_settings(config_path, quiet)
+    conf = settings.settings
+    config = build_config(opts, conf)
+    jobs, engine = _pick(jobs, conf, "jobs", None), _pick(engine, conf, "engine", "local")
+    ray_address, examples = _pick(ray_address, conf, "ray_address", None), _pick(examples, conf, "examples", 5)
+    accepting = _Accepting.load(baseline_path, allowlist_path, settings)
     n_sets = len(evals) + len(indexes)  # an index may hold several sets: counted once loaded
     loaded = [EvalIndex.load(p, config) for p in indexes]
     for p, ix in zip(indexes, loaded):
@@ -236,7 +284,7 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     n_sets = len(evals) + sum(len(ix.sets) for ix in loaded)
     names = [n for n, _ in evals] + [s.name for ix in loaded for s in ix.sets]
     outputs = _report_outputs(json_path, md_path, html_path, names)
-    inputs = _inputs(train=train, **_eval_sides(evals)) + [(f"the index {p}", p) for p in indexes]
+    inputs = _inputs(train=train, **_eval_sides(evals)) + [(f"the index {p}", p) for p in indexes] + accepting.inputs()
     check_outputs([o for _, outs in outputs for o in outs], inputs)  # before a long scan, not after it
     parts = ([build_index(evals, config)] if evals else []) + loaded
     index = EvalIndex.concat(parts)
@@ -246,6 +294,7 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     with _progress_bar(progress, quiet) as bar:
         results = scan_index(train, index, config, jobs=jobs or default_jobs(), progress=bar, notes=_same_file_notes(train, evals),
                              engine=engine, ray_address=ray_address)
+    results = accepting.apply(results, config, settings.path, quiet)
     codes = {name: exit_code(r, config.policy, config.allow_partial) for name, r in results.items()}
     worst = max(codes.values(), key=severity)
     to_stderr = any(stream_of(p) == 1 for _, outs in outputs for _, p in outs)
@@ -258,6 +307,45 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
         bad = [n for n, c in codes.items() if c != 0]
         click.echo(f"{len(results)} eval sets: " + (f"leakage or partial scan in {', '.join(bad)}" if bad else "no leakage in any"), err=to_stderr)
     sys.exit(worst)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Accepting:
+    """The baseline and allowlist a scan applies, read before the scan so a bad file fails early."""
+
+    baseline_path: str | None = None
+    baseline: Any = None
+    allowlist_path: str | None = None
+    allow: tuple[Any, ...] = ()
+
+    @classmethod
+    def load(cls, baseline_path: str | None, allowlist_path: str | None, settings: LoadedConfig) -> "_Accepting":
+        from .baseline import load_allowlist, load_baseline, parse_allowlist
+
+        conf = settings.settings
+        bpath = baseline_path or (settings.resolve(conf["baseline"]) if "baseline" in conf else None)
+        apath = allowlist_path or (settings.resolve(conf["allowlist"]) if "allowlist" in conf else None)
+        where = f"{settings.path} [tool.leakcheck]" if settings.path and settings.path.endswith("pyproject.toml") else str(settings.path)
+        allow = [*parse_allowlist(conf.get("allow", []), where), *(load_allowlist(apath) if apath else [])]
+        return cls(bpath, load_baseline(bpath) if bpath else None, apath, tuple(allow))
+
+    def inputs(self) -> list[tuple[str, str]]:
+        return [(f"the {what} {p}", p) for what, p in (("baseline", self.baseline_path), ("allowlist", self.allowlist_path)) if p]
+
+    def apply(self, results: dict[str, Any], config: ScanConfig, config_file: str | None, quiet: bool) -> dict[str, Any]:
+        from .baseline import apply_allowlist, apply_baseline
+
+        warnings: list[str] = []
+        if self.baseline is not None and self.baseline_path is not None:
+            warnings += self.baseline.warnings(config, self.baseline_path)
+            results = apply_baseline(results, self.baseline, self.baseline_path)
+        if self.allow:
+            results, stale = apply_allowlist(results, self.allow)
+            warnings += stale
+        if not quiet:
+            for w in warnings:
+                click.echo(f"leakcheck: warning: {w}", err=True)
+        return {name: dataclasses.replace(r, config_file=config_file) for name, r in results.items()}
 
 
 def _eval_sides(evals: list[tuple[str, str]]) -> dict[str, str]:
@@ -344,12 +432,51 @@ def index(evals: tuple[str, ...], output: str, **opts: Any) -> None:
     from .scan import build_index
 
     named = _named_evals(evals, opts.pop("names"))
-    config = build_config(opts, load_pyproject())
+    config = build_config(opts, _load_settings(None).settings)
     check_outputs([(f"--output {output}", output)], _inputs(**_eval_sides(named)))
     ix = build_index(named, config)
     ix.save(output)
     sets = ", ".join(f"{s.name} ({len(s):,} records)" for s in ix.sets)
     click.echo(f"wrote {output}: {sets}; levels {', '.join(ix.levels)}; {os.path.getsize(output):,} bytes", err=stream_of(output) == 1)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="TRAIN EVAL...")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The baseline file to write (JSON).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="The configuration file (default: found as scan finds it).")
+@_level_options
+@click.option("--train-prompt-field", help="Prompt path for the train side only.")
+@click.option("--train-target-field", help="Target path for the train side only.")
+@click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
+@click.option("-j", "--jobs", type=int, help="Processes probing the train side (default: all cores).")
+def baseline(paths: tuple[str, ...], output: str, config_path: str | None, jobs: int | None, **opts: Any) -> None:
+    """Record today's findings as accepted: scan --baseline FILE then fails only on new ones.
+
+    Entries name records by content fingerprint, never by row number: reordering,
+    resharding or appending to a file changes nothing. The file is sorted JSON without a
+    timestamp, so regenerating it with the same findings gives the same bytes. Use the same
+    levels and thresholds (and --name) as the scans that read it.
+
+    \b
+    Example:
+        leakcheck baseline train.jsonl test.jsonl -o leakcheck-baseline.json
+        leakcheck scan train.jsonl test.jsonl --baseline leakcheck-baseline.json
+    """
+    from .baseline import Baseline
+    from .engine import default_jobs
+    from .scan import build_index, scan_index
+
+    if len(paths) < 2:
+        raise UsageError("baseline: name the train data and at least one eval set: leakcheck baseline TRAIN EVAL -o FILE")
+    train, evals = paths[0], _named_evals(paths[1:], opts.pop("names"))
+    conf = _load_settings(config_path).settings
+    config = build_config({**opts, "fail_on": "none"}, {k: v for k, v in conf.items() if k not in ("fail_on", "limits")})
+    check_outputs([(f"--output {output}", output)], _inputs(train=train, **_eval_sides(evals)))
+    results = scan_index(train, build_index(evals, config), config, jobs=jobs or _pick(None, conf, "jobs", None) or default_jobs())
+    b = Baseline.of(results, config)
+    b.write(output)
+    per_set = ", ".join(f"{name} {sum(1 for e in b.entries if e.eval_set == name)}" for name in results)
+    click.echo(f"wrote {output}: {len(b.entries)} accepted findings ({per_set})", err=stream_of(output) == 1)
 
 
 def _outputs(*named: tuple[str, str | None]) -> list[tuple[str, str]]:

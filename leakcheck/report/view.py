@@ -23,6 +23,7 @@ from ..gate import CLEAN, LEAK, exit_code
 from ..result import ScanResult
 from . import content
 from .content import Rich, Table, code
+from .terminal import acceptance_lines
 
 #: The cell of one text column of the findings tables may wrap anywhere (HTML).
 _TEXT_COLS = frozenset({5, 6})
@@ -130,6 +131,7 @@ def view(result: ScanResult, policy: Policy | None = None, json_report: bool = F
     sections = [
         Section("What was compared", items=(content.side_line(result.eval, "eval"), content.side_line(result.train, "train"))),
         Section("How", items=tuple(content.method_lines(result, policy))),
+        *([Section("Configuration, limits, baseline and allowlist", items=tuple(lines))] if (lines := acceptance_lines(result)) else []),
         *_tables(result),
         *([Section("Notes", items=tuple(result.notes))] if result.notes else []),
         _findings(result, max_rows, json_report),

@@ -1,0 +1,390 @@
+"""Issue 10: the gate configured once (config files, limits, allowlist) and quiet when nothing changed (baselines)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from leakcheck import Policy, ScanConfig
+from leakcheck.baseline import AllowEntry, Baseline, apply_allowlist, apply_baseline
+from leakcheck.cli import main
+from leakcheck.config import LEVELS as LEVEL_NAMES
+from leakcheck.config import Limit
+from leakcheck.errors import UsageError
+from leakcheck.fingerprint import record_fingerprint
+from leakcheck.gate import exit_code, severity
+
+from .conftest import write_jsonl
+from .test_verdict import _scan, datasets, policy_items
+
+
+def _q(i: int) -> str:
+    return f"Mira packs {i} crates with {i + 3} jars of plum jam each for the county fair. How many jars does she pack?"
+
+
+def _a(i: int) -> str:
+    return f"She packs {i} * {i + 3} = {i * (i + 3)} jars of plum jam for the fair in all.\n#### {i * (i + 3)}"
+
+
+#: Eval: e0 and e1 are in train (exact pairs), e2 is not.
+EVAL = [{"id": f"e{i}", "question": _q(i), "answer": _a(i)} for i in range(3)]
+TRAIN = [{"id": f"t{i}", "question": _q(i), "answer": _a(i)} for i in (0, 1, 10, 11, 12, 13)]
+LEVELS = ("--levels", "exact,normalized", "-j", "1")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch) -> Path:
+    write_jsonl(tmp_path / "eval.jsonl", EVAL)
+    write_jsonl(tmp_path / "train.jsonl", TRAIN)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def scan(*args: str):
+    return run("scan", "train.jsonl", "eval.jsonl", *LEVELS, *args)
+
+
+def report(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+# ---- configuration file: discovery, precedence, unknown keys ----------------------------------
+
+
+def test_flags_win_over_the_file(project):
+    (project / "leakcheck.toml").write_text('fail_on = "none"\n')
+    assert scan().exit_code == 0  # the file's gate: nothing fails
+    assert scan("--fail-on", "all").exit_code == 1  # the flag wins
+    (project / "leakcheck.toml").write_text('fail_on = "none"\nlevels = ["near"]\n')
+    res = scan("--json", "r.json")  # --levels on the command line wins over levels in the file
+    assert res.exit_code == 0 and report(project / "r.json")["levels"] == ["exact", "normalized"]
+
+
+def test_config_discovery_nearest_first_leakcheck_toml_before_pyproject(project, monkeypatch):
+    sub = project / "sub" / "deeper"
+    sub.mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.leakcheck]\nfail_on = "none"\n')
+    (project / "sub" / "pyproject.toml").write_text('[project]\nname = "no leakcheck table here"\n')
+    args = ["scan", str(project / "train.jsonl"), str(project / "eval.jsonl"), *LEVELS]
+    runner = CliRunner()
+    monkeypatch.chdir(sub)
+    res = runner.invoke(main, args)  # sub/pyproject.toml has no [tool.leakcheck]: passed over, like ruff
+    assert res.exit_code == 0 and f"config: {project / 'pyproject.toml'}\n" in res.output
+    (project / "sub" / "leakcheck.toml").write_text('fail_on = "all"\n')
+    res = runner.invoke(main, args)
+    assert res.exit_code == 1 and f"config: {project / 'sub' / 'leakcheck.toml'}\n" in res.output
+    (project / "sub" / "pyproject.toml").write_text('[tool.leakcheck]\nfail_on = "none"\n')
+    res = runner.invoke(main, args)  # in one folder leakcheck.toml wins
+    assert res.exit_code == 1 and f"config: {project / 'sub' / 'leakcheck.toml'}\n" in res.output
+    res = runner.invoke(main, [*args, "--config", str(project / "pyproject.toml")])  # --config wins over discovery
+    assert res.exit_code == 0 and f"config: {project / 'pyproject.toml'}\n" in res.output
+
+
+def test_the_report_names_the_config_file(project):
+    (project / "leakcheck.toml").write_text('fail_on = "pair"\n')
+    res = scan("--json", "r.json")
+    assert res.exit_code == 1 and f"config: {project / 'leakcheck.toml'}\n" in res.output
+    assert report(project / "r.json")["config_file"] == str(project / "leakcheck.toml")
+    (project / "leakcheck.toml").unlink()
+    res = scan("--json", "r.json")
+    assert "config:" not in res.output and "config_file" not in report(project / "r.json")
+
+
+@pytest.mark.parametrize("key, suggestion", [("fail-on", "fail_on"), ("level", "levels"), ("near_treshold", "near_threshold"),
+                                             ("basline", "baseline")])
+def test_an_unknown_key_is_a_warning_with_the_closest_key(project, key, suggestion):
+    (project / "leakcheck.toml").write_text(f'{key} = "none"\nfail_on = "pair"\n')
+    res = scan()
+    assert res.exit_code == 1  # the known keys still apply; the unknown one is ignored, not fatal
+    assert res.output.startswith(f"leakcheck: warning: {project / 'leakcheck.toml'}: unknown key {key!r} ignored; "
+                                 f"did you mean {suggestion!r}?\n")
+
+
+def test_an_unknown_key_without_a_close_match_lists_the_keys(project):
+    (project / "pyproject.toml").write_text('[tool.leakcheck]\nzzzz = 1\n')
+    res = scan("-q")
+    assert res.exit_code == 1 and res.output == ""  # --quiet prints nothing, warnings included
+    res = scan()
+    assert res.output.startswith(f"leakcheck: warning: {project / 'pyproject.toml'} [tool.leakcheck]: unknown key 'zzzz' ignored; "
+                                 "known keys: allow, allow_partial, allowlist, baseline, ")
+
+
+@pytest.mark.parametrize("text, message", [
+    ('jobs = "2"', "jobs must be a whole number, without quotes, not the string \"2\""),
+    ('engine = "spark"', 'engine must be "local" or "ray", not the string "spark"'),
+    ("limits = 3", 'limits must be a table such as { "target:near" = "0.5%", prompt = 0 }, not the number 3'),
+])
+def test_a_bad_value_is_exit_2_naming_it(project, text, message):
+    (project / "leakcheck.toml").write_text(text + "\n")
+    res = scan()
+    assert res.exit_code == 2 and res.output == f"leakcheck: error: {project / 'leakcheck.toml'}: {message}\n"
+
+
+def test_a_missing_or_broken_config_file(project):
+    res = scan("--config", "nope.toml")
+    assert res.exit_code == 2 and res.output == (f"leakcheck: error: --config {project / 'nope.toml'}: no such file; "
+                                                 "name a leakcheck.toml or a pyproject.toml\n")
+    (project / "leakcheck.toml").write_text("fail_on = [\n")
+    res = scan()
+    assert res.exit_code == 2 and res.output.startswith(f"leakcheck: error: {project / 'leakcheck.toml'}: invalid TOML (")
+
+
+def test_scan_options_from_the_file(project):
+    (project / "leakcheck.toml").write_text('examples = 1\nfail_on = "pair"\njobs = 1\nengine = "local"\n')
+    res = scan()
+    assert res.exit_code == 1 and "  and 1 more finding (--json FILE lists them all)" in res.output
+
+
+# ---- limits ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("limit, code, line", [
+    ("pair=2", 0, "limit pair=2: 2 eval records, 2 allowed (within)"),
+    ("pair=1", 1, "limit pair=1: 2 eval records, 1 allowed (exceeded)"),
+    ("all=0", 1, "limit all=0: 2 eval records, 0 allowed (exceeded)"),
+    ("prompt:exact=66.7%", 0, "limit prompt:exact=66.7%: 2 eval records, 2.001 allowed (within)"),
+    ("target:normalized=66%", 1, "limit target:normalized=66%: 2 eval records, 1.98 allowed (exceeded)"),
+])
+def test_a_limit_counts_eval_records_and_fails_above_it(project, limit, code, line):
+    res = scan("--fail-on", "none", "--limit", limit, "--json", "r.json")
+    assert res.exit_code == code and line + "\n" in res.output
+    (check,) = report(project / "r.json")["gate"]["limits"]
+    assert check == {"limit": limit, "count": 2, "allowed": float(line.split(", ")[1].split()[0]), "exceeded": code == 1}
+    assert report(project / "r.json")["gate"]["exit_code"] == code
+
+
+def test_limits_in_the_file_and_a_flag_replacing_one(project):
+    (project / "leakcheck.toml").write_text('fail_on = "group"\n[limits]\npair = 1\n"target:exact" = "100%"\n')
+    res = scan()
+    assert res.exit_code == 1 and "limit pair=1: 2 eval records, 1 allowed (exceeded)\n" in res.output
+    assert "limit target:exact=100%: 2 eval records, 3 allowed (within)\n" in res.output
+    res = scan("--limit", "pair=2")  # the flag replaces the file's limit of the same item, keeps the other
+    assert res.exit_code == 0 and "limit pair=2: 2 eval records, 2 allowed (within)\n" in res.output
+    assert "limit target:exact=100%" in res.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--limit", "pair=1"), "limit pair=1: --fail-on all already fails on every such finding, so the limit could never allow one; "
+                            "narrow --fail-on (e.g. --fail-on pair,prompt) or drop the limit"),
+    (("--fail-on", "normalized", "--limit", "prompt:exact=1"), "limit prompt:exact=1: --fail-on normalized already fails on every such finding, "
+                                                               "so the limit could never allow one; narrow --fail-on (e.g. --fail-on pair,prompt) or drop the limit"),
+    (("--fail-on", "none", "--limit", "pair"), "--limit pair: write e.g. --limit target:near=0.5% or --limit prompt=0 (a count, or a percentage of the eval records)"),
+    (("--fail-on", "none", "--limit", "pear=1"), "--limit pear: unknown kind or level; use a level (exact, normalized, near, contained), a kind "
+                                                 "(pair, prompt, target, target_in_prompt, prompt_in_target, group), kind:level or all"),
+    (("--fail-on", "none", "--limit", "pair=150%"), "--limit pair: 150% is more than 100%"),
+    (("--fail-on", "none", "--limit", "near=1"), "--fail-on or --limit names near, which does not run (--levels exact,normalized); "
+                                                "add it to --levels or drop it from --fail-on or --limit"),
+])
+def test_a_bad_limit_is_exit_2(project, args, message):
+    res = scan(*args)
+    assert res.exit_code == 2 and res.output == f"leakcheck: error: {message}\n"
+
+
+# ---- baselines -------------------------------------------------------------------------------
+
+
+def _baseline(project: Path, *args: str):
+    return run("baseline", "train.jsonl", "eval.jsonl", "-o", "leakcheck-baseline.json", *LEVELS, *args)
+
+
+def test_baseline_file_is_sorted_reviewable_json(project):
+    res = _baseline(project)
+    assert res.exit_code == 0 and res.output == "wrote leakcheck-baseline.json: 2 accepted findings (eval 2)\n"
+    doc = report(project / "leakcheck-baseline.json")
+    assert list(doc) == ["leakcheck_baseline", "leakcheck_version", "parameters", "entries"]
+    assert doc["parameters"]["levels"] == ["exact", "normalized"]
+    fps = {e["eval_id"]: e["eval_fingerprint"] for e in doc["entries"]}
+    assert fps == {f"e{i}": record_fingerprint(_q(i), _a(i)) for i in (0, 1)}
+    assert [e["eval_fingerprint"] for e in doc["entries"]] == sorted(fps.values())
+    assert doc["entries"][0] == {"eval_set": "eval", "eval_id": doc["entries"][0]["eval_id"], "eval_fingerprint": doc["entries"][0]["eval_fingerprint"],
+                                 "train_fingerprint": doc["entries"][0]["eval_fingerprint"], "kind": "pair", "level": "exact",
+                                 "snippet": _q(int(doc["entries"][0]["eval_id"][1:]))[:80],
+                                 "evidence": ["pair:exact", "prompt:exact", "target:exact"]}
+    before = (project / "leakcheck-baseline.json").read_bytes()
+    write_jsonl(project / "train.jsonl", TRAIN[::-1])
+    assert _baseline(project).exit_code == 0
+    assert (project / "leakcheck-baseline.json").read_bytes() == before  # regenerated: same bytes, so a clean diff
+
+
+def _unchanged(res, project: Path) -> None:
+    assert res.exit_code == 0, res.output
+    assert "baseline leakcheck-baseline.json: 2 baselined, 0 new, 0 gone (fixed)\n" in res.output
+    gate = report(project / "r.json")["gate"]
+    assert gate["baseline"] == {"file": "leakcheck-baseline.json", "baselined": 2, "new": 0, "gone": 0, "gone_entries": []}
+    assert gate["gated_findings"] == 0 and [a["by"] for a in gate["accepted"]] == ["baseline", "baseline"]
+
+
+def test_a_baseline_survives_a_reorder(project):
+    _baseline(project)
+    write_jsonl(project / "train.jsonl", TRAIN[::-1])
+    write_jsonl(project / "eval.jsonl", EVAL[::-1])
+    _unchanged(scan("--baseline", "leakcheck-baseline.json", "--json", "r.json"), project)
+
+
+def test_a_baseline_survives_a_reshard(project):
+    _baseline(project)
+    shards = project / "train"
+    shards.mkdir()
+    for k in range(3):
+        write_jsonl(shards / f"part-{k:05d}.jsonl", TRAIN[k::3])
+    res = run("scan", "train", "eval.jsonl", *LEVELS, "--baseline", "leakcheck-baseline.json", "--json", "r.json")
+    _unchanged(res, project)
+
+
+def test_a_baseline_survives_an_append(project):
+    _baseline(project)
+    extra = [{"id": f"t{i}", "question": _q(i), "answer": _a(i)} for i in range(20, 25)]
+    write_jsonl(project / "train.jsonl", TRAIN + extra)
+    _unchanged(scan("--baseline", "leakcheck-baseline.json", "--json", "r.json"), project)
+
+
+def test_a_new_leak_fails_naming_only_the_new_one(project):
+    _baseline(project)
+    write_jsonl(project / "train.jsonl", TRAIN + [{"id": "t-new", "question": _q(2), "answer": _a(2)}])
+    res = scan("--baseline", "leakcheck-baseline.json", "--json", "r.json")
+    assert res.exit_code == 1 and "baseline leakcheck-baseline.json: 2 baselined, 1 new, 0 gone (fixed)\n" in res.output
+    worst = res.output.split("worst leaks:\n")[1].splitlines()
+    assert worst[0].startswith("  eval e2 ~ train t-new  pair/exact 1.00") and not worst[1].startswith("  eval")
+    d = report(project / "r.json")
+    assert d["gate"]["gated_findings"] == 1 and d["summary"]["contaminated"]["count"] == 1
+    assert d["gate"]["baseline"]["new"] == 1
+
+
+def test_a_removed_leak_is_reported_gone(project):
+    _baseline(project)
+    write_jsonl(project / "train.jsonl", [r for r in TRAIN if r["id"] != "t1"])
+    res = scan("--baseline", "leakcheck-baseline.json", "--json", "r.json", "--markdown", "r.md")
+    assert res.exit_code == 0
+    assert "baseline leakcheck-baseline.json: 1 baselined, 0 new, 1 gone (fixed)\n" in res.output
+    assert f"  gone: eval e1  pair/exact  {_q(1)[:70]}\n" in res.output
+    (gone,) = report(project / "r.json")["gate"]["baseline"]["gone_entries"]
+    assert (gone["eval_id"], gone["eval_fingerprint"]) == ("e1", record_fingerprint(_q(1), _a(1)))
+    md = (project / "r.md").read_text()
+    assert "1 baselined, 0 new, 1 gone (fixed)" in md
+
+
+def test_a_finding_that_got_stronger_is_new(project):
+    weaker = [dict(r, question=r["question"].upper(), answer=r["answer"].upper()) if r["id"] == "t0" else r for r in TRAIN]
+    write_jsonl(project / "train.jsonl", weaker)
+    _baseline(project)
+    levels = {e["eval_id"]: e["level"] for e in report(project / "leakcheck-baseline.json")["entries"]}
+    assert levels == {"e0": "normalized", "e1": "exact"}
+    assert scan("--baseline", "leakcheck-baseline.json").exit_code == 0
+    write_jsonl(project / "train.jsonl", TRAIN)  # e0 is now an exact copy: stronger evidence than accepted
+    res = scan("--baseline", "leakcheck-baseline.json")
+    assert res.exit_code == 1 and "1 baselined, 1 new" in res.output and "  eval e0 ~ train t0  pair/exact" in res.output
+
+
+def test_baseline_refuses_to_overwrite_an_input_and_reports_a_bad_file(project):
+    before = (project / "train.jsonl").read_bytes()
+    res = run("baseline", "train.jsonl", "eval.jsonl", "-o", "train.jsonl", *LEVELS)
+    assert res.exit_code == 2 and res.output.startswith("leakcheck: error: --output train.jsonl") and "\n" == res.output[-1]
+    assert (project / "train.jsonl").read_bytes() == before
+    _baseline(project)
+    res = scan("--baseline", "leakcheck-baseline.json", "--json", "leakcheck-baseline.json")
+    assert res.exit_code == 2 and res.output.startswith("leakcheck: error: --json leakcheck-baseline.json")
+    doc = report(project / "leakcheck-baseline.json")
+    doc["entries"][1]["level"] = "fuzzy"
+    (project / "b2.json").write_text(json.dumps(doc))
+    res = scan("--baseline", "b2.json")
+    assert res.exit_code == 2 and res.output == (
+        "leakcheck: error: b2.json: entry 2: kind 'pair' / level 'fuzzy' is not one of pair, prompt, target, target_in_prompt, "
+        "prompt_in_target, group / exact, normalized, near, contained; regenerate it with leakcheck baseline TRAIN EVAL -o FILE\n")
+    res = scan("--baseline", "missing.json")
+    assert res.exit_code == 2 and res.output == ("leakcheck: error: missing.json: no such baseline file; "
+                                                 "create it with leakcheck baseline TRAIN EVAL -o missing.json\n")
+
+
+def test_a_baseline_made_with_other_parameters_warns(project):
+    _baseline(project)
+    res = run("scan", "train.jsonl", "eval.jsonl", "--levels", "exact", "-j", "1", "--baseline", "leakcheck-baseline.json")
+    assert res.exit_code == 0
+    assert ('leakcheck: warning: baseline leakcheck-baseline.json was made with levels ["exact", "normalized"], this scan uses ["exact"]: '
+            "findings may show as new or gone; regenerate it with leakcheck baseline\n") in res.output
+
+
+def test_the_baseline_key_of_the_file_is_relative_to_it(project, monkeypatch):
+    _baseline(project)
+    sub = project / "sub"
+    sub.mkdir()
+    (project / "leakcheck.toml").write_text('baseline = "leakcheck-baseline.json"\n')
+    monkeypatch.chdir(sub)
+    res = run("scan", "../train.jsonl", "../eval.jsonl", *LEVELS)
+    assert res.exit_code == 0 and f"baseline {project / 'leakcheck-baseline.json'}: 2 baselined, 0 new, 0 gone (fixed)\n" in res.output
+
+
+# ---- allowlist -------------------------------------------------------------------------------
+
+
+def test_allowlisted_findings_are_listed_with_their_reason_and_never_gated(project):
+    (project / "pyproject.toml").write_text(
+        '[tool.leakcheck]\nlevels = ["exact", "normalized"]\n\n'
+        '[[tool.leakcheck.allow]]\neval_id = "e0"\nreason = "public worked example, accepted in review #12"\n\n'
+        f'[[tool.leakcheck.allow]]\nfingerprint = "{record_fingerprint(_q(1), _a(1))}"\neval_set = "eval"\nreason = "licensed overlap"\n')
+    res = run("scan", "train.jsonl", "eval.jsonl", "-j", "1", "--json", "r.json")
+    assert res.exit_code == 0, res.output
+    assert "allowed by the allowlist (not gated): 2 findings\n" in res.output
+    assert "  eval e0 ~ train t0  pair/exact  reason: public worked example, accepted in review #12\n" in res.output
+    accepted = report(project / "r.json")["gate"]["accepted"]
+    assert sorted((a["by"], a["reason"]) for a in accepted) == [("allowlist", "licensed overlap"),
+                                                                ("allowlist", "public worked example, accepted in review #12")]
+
+
+def test_an_allowlist_file_and_a_stale_entry(project):
+    (project / "allow.toml").write_text('[[allow]]\neval_id = "e1"\nreason = "known"\n\n[[allow]]\neval_id = "e7"\nreason = "was fixed"\n')
+    res = scan("--allowlist", "allow.toml")
+    assert res.exit_code == 1  # e0 is not allowed
+    assert "leakcheck: warning: allowlist entry eval_id 'e7' (was fixed) matched no finding: remove it if the overlap is gone\n" in res.output
+    assert "  eval e1 ~ train t1  pair/exact  reason: known\n" in res.output
+
+
+@pytest.mark.parametrize("entry, message", [
+    ('eval_id = "e0"', "allow entry 1 has no reason; add reason = \"why this overlap is accepted\""),
+    ('eval_id = "e0"\nfingerprint = "ab"\nreason = "x"', "allow entry 1 must name exactly one of eval_id or fingerprint"),
+    ('eval_id = "e0"\nreason = ""', "allow entry 1: reason must be a non-empty string"),
+    ('eval_id = "e0"\nwhy = "x"', "allow entry 1: unknown key 'why'; use eval_id, fingerprint, eval_set, reason"),
+])
+def test_a_bad_allowlist_entry_is_exit_2(project, entry, message):
+    (project / "leakcheck.toml").write_text(f"[[allow]]\n{entry}\n")
+    res = scan()
+    assert res.exit_code == 2 and res.output == f"leakcheck: error: {project / 'leakcheck.toml'}: {message}\n"
+
+
+# ---- the gate stays monotone with limits, a baseline and an allowlist -------------------------
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(datasets(), datasets(), st.sets(st.sampled_from(LEVEL_NAMES), min_size=1, max_size=2), st.sets(st.sampled_from(LEVEL_NAMES), min_size=1),
+       st.data())
+def test_more_evidence_never_lowers_the_exit_code_for_a_fixed_policy_and_baseline(data, other, base, extra, draw):
+    """A baseline (from another scan), an allowlist and a limit fixed: running more levels never passes what fewer failed."""
+    evals, train = data
+    base_levels = tuple(lv for lv in LEVEL_NAMES if lv in base)
+    more_levels = tuple(lv for lv in LEVEL_NAMES if lv in base | extra)
+    items = draw.draw(policy_items(base_levels))
+    limit = draw.draw(st.sampled_from([None, *(f"{k}:{lv}={n}" for k in ("prompt", "target", "pair") for lv in base_levels for n in ("0", "1", "50%"))]))
+    try:
+        policy = Policy.parse(items)
+        if limit is not None:
+            policy = Policy(policy.items, policy.chance, (Limit.parse(limit),))
+    except UsageError:
+        assume(False)  # a limit the items already cover is refused, tested above
+    known = _scan(evals, other[1] + train[: len(train) // 2], tuple(draw.draw(st.sets(st.sampled_from(LEVEL_NAMES), min_size=1))), 3, 5)
+    baseline = Baseline.of({"eval": known}, ScanConfig(levels=known.levels))
+    allow = [AllowEntry("accepted", eval_id=draw.draw(st.sampled_from(["e0", "e1", "e9"])))]
+
+    def judged(levels: tuple[str, ...]) -> int:
+        r = _scan(evals, train, levels, 3, 5)
+        accepted, _ = apply_allowlist(apply_baseline({"eval": r}, baseline, "b.json"), allow)
+        return severity(exit_code(accepted["eval"], policy))
+
+    assert judged(base_levels) <= judged(more_levels)

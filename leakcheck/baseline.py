@@ -164,7 +164,8 @@ def apply_baseline(results: Mapping[str, ScanResult], baseline: Baseline, path: 
                 accepted.append(Accepted(f.eval_set, f.eval_fingerprint, f.train_fingerprint, f.kind, f.level, "baseline"))
                 used.add(e)
         gone = tuple(e for e in baseline.entries if e.eval_set == name and e not in used)
-        out[name] = dataclasses.replace(r, accepted=_merged(r.accepted, accepted), baseline=BaselineUse(path, len(accepted), gone))
+        use = BaselineUse(path, len(accepted), len(r.findings) - len(accepted), gone)
+        out[name] = dataclasses.replace(r, accepted=_merged(r.accepted, accepted), baseline=use)
     return out
 
 

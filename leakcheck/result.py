@@ -148,10 +148,12 @@ class BaselineUse:
 
     path: str
     baselined: int
+    #: Findings no baseline entry matched (an allowlist may still accept them).
+    new: int
     gone: tuple[BaselineEntry, ...] = ()
 
-    def to_dict(self, new: int) -> dict[str, Any]:
-        return {"file": self.path, "baselined": self.baselined, "new": new, "gone": len(self.gone),
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.path, "baselined": self.baselined, "new": self.new, "gone": len(self.gone),
                 "gone_entries": [e.to_dict() for e in self.gone]}
 
 

@@ -388,3 +388,24 @@ def test_more_evidence_never_lowers_the_exit_code_for_a_fixed_policy_and_baselin
         return severity(exit_code(accepted["eval"], policy))
 
     assert judged(base_levels) <= judged(more_levels)
+
+
+def test_a_report_with_limits_baseline_and_allowlist_round_trips(project):
+    """``leakcheck report`` renders a saved JSON report as the scan did: the same gate, counts and accepted findings."""
+    from leakcheck.report.json import to_dict
+    from leakcheck.report.load import load_report
+
+    _baseline(project)
+    (project / "leakcheck.toml").write_text('fail_on = "group"\n[limits]\nprompt = 0\n\n[[allow]]\neval_id = "e2"\nreason = "known"\n')
+    write_jsonl(project / "train.jsonl", [r for r in TRAIN if r["id"] != "t1"] + [{"id": "t-new", "question": _q(2), "answer": _a(2)}])
+    res = scan("--baseline", "leakcheck-baseline.json", "--json", "r.json", "--markdown", "r.md")
+    assert res.exit_code == 0, res.output  # e0 baselined, e2 allowed, e1 gone: the prompt limit counts nothing
+    assert "limit prompt=0: 0 eval records, 0 allowed (within)\n" in res.output
+    assert "baseline leakcheck-baseline.json: 1 baselined, 1 new, 1 gone (fixed)\n" in res.output
+    d = report(project / "r.json")
+    result, policy = load_report(project / "r.json")
+    assert to_dict(result, policy) == d
+    assert run("report", "r.json", "--markdown", "again.md").exit_code == 0
+    again = (project / "again.md").read_text().replace("](again-", "](r-")  # the charts are named after the report
+    assert again == (project / "r.md").read_text()
+    assert "- limit prompt=0: 0 eval records, 0 allowed (within)\n" in again and "reason: known" in again

@@ -55,7 +55,7 @@ def _acceptance(result: ScanResult, policy: Policy) -> dict[str, Any]:
     if policy.limits:
         out["limits"] = [c.to_dict() for c in limit_checks(result, policy)]
     if result.baseline is not None:
-        out["baseline"] = result.baseline.to_dict(sum(1 for f in result.findings if not result.is_accepted(f)))
+        out["baseline"] = result.baseline.to_dict()
     if result.accepted:
         out["accepted"] = [a.to_dict() for a in result.accepted]
     return out

@@ -129,7 +129,8 @@ def from_dict(d: dict[str, Any]) -> ScanResult:
 def _baseline(b: dict[str, Any] | None) -> BaselineUse | None:
     if b is None:
         return None
-    return BaselineUse(b["file"], b["baselined"], tuple(BaselineEntry(**e) for e in b["gone_entries"]))
+    return BaselineUse(b["file"], b["baselined"], b["new"], tuple(BaselineEntry(**{**e, "evidence": tuple(e.get("evidence", ()))})
+                                                             for e in b["gone_entries"]))
 
 
 def _policy(gate: dict[str, Any]) -> Policy:

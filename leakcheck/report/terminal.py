@@ -28,10 +28,9 @@ def acceptance_lines(result: ScanResult) -> list[str]:
     """The configuration file, the limits, the baseline and the allowlist, as the gate used them."""
     lines = [f"config: {safe(result.config_file)}"] if result.config_file else []
     lines += [c.text() for c in limit_checks(result, result.policy)]
-    new = sum(1 for f in result.findings if not result.is_accepted(f))
     if result.baseline is not None:
         b = result.baseline
-        lines.append(f"baseline {safe(b.path)}: {b.baselined} baselined, {new} new, {len(b.gone)} gone (fixed)")
+        lines.append(f"baseline {safe(b.path)}: {b.baselined} baselined, {b.new} new, {len(b.gone)} gone (fixed)")
         lines += [f"  gone: eval {safe(e.eval_id)}  {e.kind}/{e.level}  {safe(e.snippet[:70])}" for e in b.gone[:5]]
     allowed = [(f, a) for f in result.findings if (a := result.acceptance(f)) is not None and a.by == "allowlist"]
     if allowed:

@@ -409,3 +409,25 @@ def test_a_report_with_limits_baseline_and_allowlist_round_trips(project):
     again = (project / "again.md").read_text().replace("](again-", "](r-")  # the charts are named after the report
     assert again == (project / "r.md").read_text()
     assert "- limit prompt=0: 0 eval records, 0 allowed (within)\n" in again and "reason: known" in again
+
+
+def test_every_scan_option_is_a_setting():
+    """A new scan option must become a [tool.leakcheck] key too, or be listed here as per-run."""
+    from leakcheck.cli import scan as scan_command
+    from leakcheck.config import SETTINGS
+
+    per_run = {"paths", "indexes", "json_path", "md_path", "html_path", "names", "progress", "quiet", "config_path"}
+    renamed = {"baseline_path": "baseline", "allowlist_path": "allowlist"}
+    options = {p.name for p in scan_command.params} - per_run
+    assert {renamed.get(o, o) for o in options if o is not None} <= set(SETTINGS)
+    assert set(SETTINGS) - {renamed.get(o, o) for o in options if o is not None} == {"allow"}  # entries, no flag: --allowlist FILE
+
+
+def test_one_baseline_for_several_eval_sets(project):
+    write_jsonl(project / "other.jsonl", [{"id": "o1", "question": _q(10), "answer": _a(10)}])
+    res = run("baseline", "train.jsonl", "eval.jsonl", "other.jsonl", "-o", "b.json", *LEVELS)
+    assert res.exit_code == 0 and res.output == "wrote b.json: 3 accepted findings (eval 2, other 1)\n"
+    res = run("scan", "train.jsonl", "eval.jsonl", "other.jsonl", *LEVELS, "--baseline", "b.json")
+    assert res.exit_code == 0 and res.output.count("2 baselined, 0 new, 0 gone") == 1 and res.output.count("1 baselined, 0 new, 0 gone") == 1
+    res = scan("--baseline", "b.json")  # the entries of a set not scanned are not gone
+    assert res.exit_code == 0 and "baseline b.json: 2 baselined, 0 new, 0 gone (fixed)\n" in res.output

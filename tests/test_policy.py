@@ -431,3 +431,18 @@ def test_one_baseline_for_several_eval_sets(project):
     assert res.exit_code == 0 and res.output.count("2 baselined, 0 new, 0 gone") == 1 and res.output.count("1 baselined, 0 new, 0 gone") == 1
     res = scan("--baseline", "b.json")  # the entries of a set not scanned are not gone
     assert res.exit_code == 0 and "baseline b.json: 2 baselined, 0 new, 0 gone (fixed)\n" in res.output
+
+
+def test_markdown_and_html_list_accepted_findings_apart_with_their_reason(project):
+    _baseline(project)
+    (project / "allow.toml").write_text('[[allow]]\neval_id = "e2"\nreason = "shared public example"\n')
+    write_jsonl(project / "train.jsonl", TRAIN + [{"id": "t-new", "question": _q(2), "answer": _a(2)}])
+    res = scan("--baseline", "leakcheck-baseline.json", "--allowlist", "allow.toml", "--markdown", "r.md", "--html", "r.html")
+    assert res.exit_code == 0, res.output
+    md = (project / "r.md").read_text()
+    leaks, accepted = md.split("## Leaks\n")[1].split("## Accepted findings (baseline and allowlist; not gated)\n")
+    assert "None." in leaks and "| e0 |" not in leaks
+    assert "| e2 | t-new | `pair` | exact | allowlist | shared public example |" in accepted
+    assert "| e0 | t0 | `pair` | exact | baseline | recorded in the baseline |" in accepted
+    html = (project / "r.html").read_text()
+    assert "Accepted findings (baseline and allowlist; not gated)" in html and "shared public example" in html

@@ -89,6 +89,24 @@ class Baseline:
     def covers(self, f: Finding) -> bool:
         return self.entry_for(f) is not None
 
+    def keeping(self, old: "Baseline", scanned: set[str]) -> "Baseline":
+        """This baseline plus ``old``'s entries of eval sets not in ``scanned`` (``baseline --update``).
+
+        >>> a, b = BaselineEntry("gsm8k", "1", "e", "t", "pair", "exact"), BaselineEntry("mbpp", "2", "e", "t", "pair", "near")
+        >>> [e.eval_set for e in Baseline((a,)).keeping(Baseline((b,)), {"gsm8k"}).entries]
+        ['gsm8k', 'mbpp']
+        """
+        kept = [e for e in old.entries if e.eval_set not in scanned]
+        return dataclasses.replace(self, entries=tuple(sorted({*self.entries, *kept}, key=_entry_order)))
+
+    def changes(self, old: "Baseline") -> tuple[int, int]:
+        """How many entries this baseline adds to ``old`` and how many of ``old``'s it drops (snippets and ids aside)."""
+        def keys(b: Baseline) -> set[tuple[Any, ...]]:
+            return {(e.eval_set, e.eval_fingerprint, e.train_fingerprint, e.kind, e.level, e.evidence) for e in b.entries}
+
+        now, before = keys(self), keys(old)
+        return len(now - before), len(before - now)
+
     def to_json(self) -> str:
         """The file's text: same findings, same bytes (no timestamp), so a regenerated baseline diffs cleanly."""
         doc = {"leakcheck_baseline": BASELINE_VERSION, "leakcheck_version": __version__, "parameters": self.parameters,

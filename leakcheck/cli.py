@@ -449,7 +449,8 @@ def index(evals: tuple[str, ...], output: str, **opts: Any) -> None:
 @click.option("--train-target-field", help="Target path for the train side only.")
 @click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
 @click.option("-j", "--jobs", type=int, help="Processes probing the train side (default: all cores).")
-def baseline(paths: tuple[str, ...], output: str, config_path: str | None, jobs: int | None, **opts: Any) -> None:
+@click.option("--update", is_flag=True, help="Keep the entries of OUTPUT for eval sets not scanned now (and say what changed).")
+def baseline(paths: tuple[str, ...], output: str, config_path: str | None, jobs: int | None, update: bool, **opts: Any) -> None:
     """Record today's findings as accepted: scan --baseline FILE then fails only on new ones.
 
     Entries name records by content fingerprint, never by row number: reordering,
@@ -462,7 +463,7 @@ def baseline(paths: tuple[str, ...], output: str, config_path: str | None, jobs:
         leakcheck baseline train.jsonl test.jsonl -o leakcheck-baseline.json
         leakcheck scan train.jsonl test.jsonl --baseline leakcheck-baseline.json
     """
-    from .baseline import Baseline
+    from .baseline import Baseline, load_baseline
     from .engine import default_jobs
     from .scan import build_index, scan_index
 
@@ -472,11 +473,19 @@ def baseline(paths: tuple[str, ...], output: str, config_path: str | None, jobs:
     conf = _load_settings(config_path).settings
     config = build_config({**opts, "fail_on": "none"}, {k: v for k, v in conf.items() if k not in ("fail_on", "limits")})
     check_outputs([(f"--output {output}", output)], _inputs(train=train, **_eval_sides(evals)))
+    old = load_baseline(output) if os.path.isfile(output) else None
+    others = sorted({e.eval_set or "" for e in old.entries} - {n for n, _ in evals}) if old else []
+    if others and not update:
+        raise UsageError(f"--output {output} holds entries of eval set {', '.join(others)}, not scanned now; "
+                         "pass --update to keep them, or name every eval set")
     results = scan_index(train, build_index(evals, config), config, jobs=jobs or _pick(None, conf, "jobs", None) or default_jobs())
     b = Baseline.of(results, config)
+    if old is not None:
+        b = b.keeping(old, set(results))
     b.write(output)
-    per_set = ", ".join(f"{name} {sum(1 for e in b.entries if e.eval_set == name)}" for name in results)
-    click.echo(f"wrote {output}: {len(b.entries)} accepted findings ({per_set})", err=stream_of(output) == 1)
+    per_set = ", ".join(f"{name} {sum(1 for e in b.entries if e.eval_set == name)}" for name in dict.fromkeys([*results, *others]))
+    change = "; {} added, {} removed".format(*b.changes(old)) if old is not None else ""
+    click.echo(f"wrote {output}: {len(b.entries)} accepted findings ({per_set}){change}", err=stream_of(output) == 1)
 
 
 def _outputs(*named: tuple[str, str | None]) -> list[tuple[str, str]]:

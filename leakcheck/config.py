@@ -132,11 +132,14 @@ class Policy:
         'every finding at every level that ran'
         >>> Policy.parse("pair,target:near").describe()
         'pair at every level; target at near or stronger'
+        >>> Policy(frozenset({("pair", ANY)}), limits=(Limit.parse("target:near=0.5%"),)).describe()
+        'pair at every level; more than 0.5% of the eval records with target at near or stronger'
         """
         parts = [_item_words(k, lv) for k, lv in sorted(self.items, key=_item_order)]
         if self.chance:
             parts.append("chance target matches")
-        parts += [f"more than {lim.allowed_text()} eval records with {_item_words(lim.kind, lim.level)}" for lim in self.limits]
+        parts += [f"more than {lim.allowed_text()}{' of the' * lim.percent} eval records with {_item_words(lim.kind, lim.level)}"
+                  for lim in self.limits]
         return "; ".join(parts) or "none"
 
 

@@ -446,3 +446,19 @@ def test_markdown_and_html_list_accepted_findings_apart_with_their_reason(projec
     assert "| e0 | t0 | `pair` | exact | baseline | recorded in the baseline |" in accepted
     html = (project / "r.html").read_text()
     assert "Accepted findings (baseline and allowlist; not gated)" in html and "shared public example" in html
+
+
+def test_regenerating_a_baseline_says_what_changed_and_update_keeps_other_sets(project):
+    write_jsonl(project / "other.jsonl", [{"id": "o1", "question": _q(10), "answer": _a(10)}])
+    assert run("baseline", "train.jsonl", "eval.jsonl", "other.jsonl", "-o", "b.json", *LEVELS).exit_code == 0
+    write_jsonl(project / "train.jsonl", [r for r in TRAIN if r["id"] != "t1"] + [{"id": "t-new", "question": _q(2), "answer": _a(2)}])
+    before = (project / "b.json").read_bytes()
+    res = run("baseline", "train.jsonl", "eval.jsonl", "-o", "b.json", *LEVELS)
+    assert res.exit_code == 2 and res.output == ("leakcheck: error: --output b.json holds entries of eval set other, not scanned now; "
+                                                 "pass --update to keep them, or name every eval set\n")
+    assert (project / "b.json").read_bytes() == before
+    res = run("baseline", "train.jsonl", "eval.jsonl", "-o", "b.json", "--update", *LEVELS)
+    assert res.exit_code == 0 and res.output == "wrote b.json: 3 accepted findings (eval 2, other 1); 1 added, 1 removed\n"
+    entries = report(project / "b.json")["entries"]
+    assert sorted((e["eval_set"], e["eval_id"]) for e in entries) == [("eval", "e0"), ("eval", "e2"), ("other", "o1")]
+    assert entries == sorted(entries, key=lambda e: (e["eval_set"], e["eval_fingerprint"]))

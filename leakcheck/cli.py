@@ -325,8 +325,7 @@ class _Accepting:
         conf = settings.settings
         bpath = baseline_path or (settings.resolve(conf["baseline"]) if "baseline" in conf else None)
         apath = allowlist_path or (settings.resolve(conf["allowlist"]) if "allowlist" in conf else None)
-        where = f"{settings.path} [tool.leakcheck]" if settings.path and settings.path.endswith("pyproject.toml") else str(settings.path)
-        allow = [*parse_allowlist(conf.get("allow", []), where), *(load_allowlist(apath) if apath else [])]
+        allow = [*parse_allowlist(conf.get("allow", []), settings.where), *(load_allowlist(apath) if apath else [])]
         return cls(bpath, load_baseline(bpath) if bpath else None, apath, tuple(allow))
 
     def inputs(self) -> list[tuple[str, str]]:
@@ -418,8 +417,9 @@ def _progress_bar(wanted: bool | None, quiet: bool) -> Iterator[Any]:
 @main.command()
 @click.argument("evals", nargs=-1, required=True, metavar="EVAL...")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The index file to write (.lcx).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="The configuration file (default: found as scan finds it).")
 @_level_options
-def index(evals: tuple[str, ...], output: str, **opts: Any) -> None:
+def index(evals: tuple[str, ...], output: str, config_path: str | None, **opts: Any) -> None:
     """Build a publishable eval index: every level's hashes, no eval text.
 
     Others scan against it with `leakcheck scan TRAIN --index FILE` without the eval files.
@@ -432,7 +432,7 @@ def index(evals: tuple[str, ...], output: str, **opts: Any) -> None:
     from .scan import build_index
 
     named = _named_evals(evals, opts.pop("names"))
-    config = build_config(opts, _load_settings(None).settings)
+    config = build_config(opts, _load_settings(config_path).settings)
     check_outputs([(f"--output {output}", output)], _inputs(**_eval_sides(named)))
     ix = build_index(named, config)
     ix.save(output)

@@ -74,7 +74,8 @@ class Policy:
             cover = next((it for it in sorted(self.items, key=_item_order) if _covers(it, (lim.kind, lim.level))), None)
             if cover is not None:
                 raise UsageError(
-                    f"limit {lim.text()}: --fail-on {_item_text(*cover)} already fails on every such finding, so the limit "
+                    f"limit {lim.text()}: --fail-on {_item_text(*cover)}{' (the default)' * (cover == (ANY, ANY))} "
+                    "already fails on every such finding, so the limit "
                     f"could never allow one; narrow --fail-on (e.g. --fail-on pair,prompt) or drop the limit")
         object.__setattr__(self, "limits", tuple(sorted(set(self.limits), key=Limit.order)))
 
@@ -468,6 +469,8 @@ class LoadedConfig:
     path: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    #: How messages name the settings: ``/repo/pyproject.toml [tool.leakcheck]``.
+    where: str = ""
 
     def resolve(self, value: str) -> str:
         """A path from the file, relative to the file's folder (like ruff and black)."""
@@ -528,7 +531,9 @@ def load_config(explicit: str | os.PathLike | None = None, start: str | os.PathL
 def _loaded(path: str, conf: Any, where: str) -> LoadedConfig:
     warnings: list[str] = []
     settings = check_settings(conf, where, warnings)
-    return LoadedConfig(path, settings, tuple(warnings))
+    for item, value in settings.get("limits", {}).items():  # a bad limit names the file, not only the key
+        Limit.parse(item, value, f"{where}: limits")
+    return LoadedConfig(path, settings, tuple(warnings), where)
 
 
 def load_pyproject(start: str | os.PathLike | None = None) -> dict[str, Any]:

@@ -173,7 +173,7 @@ def test_limits_in_the_file_and_a_flag_replacing_one(project):
 
 
 @pytest.mark.parametrize("args, message", [
-    (("--limit", "pair=1"), "limit pair=1: --fail-on all already fails on every such finding, so the limit could never allow one; "
+    (("--limit", "pair=1"), "limit pair=1: --fail-on all (the default) already fails on every such finding, so the limit could never allow one; "
                             "narrow --fail-on (e.g. --fail-on pair,prompt) or drop the limit"),
     (("--fail-on", "normalized", "--limit", "prompt:exact=1"), "limit prompt:exact=1: --fail-on normalized already fails on every such finding, "
                                                                "so the limit could never allow one; narrow --fail-on (e.g. --fail-on pair,prompt) or drop the limit"),
@@ -462,3 +462,13 @@ def test_regenerating_a_baseline_says_what_changed_and_update_keeps_other_sets(p
     entries = report(project / "b.json")["entries"]
     assert sorted((e["eval_set"], e["eval_id"]) for e in entries) == [("eval", "e0"), ("eval", "e2"), ("other", "o1")]
     assert entries == sorted(entries, key=lambda e: (e["eval_set"], e["eval_fingerprint"]))
+
+
+@pytest.mark.parametrize("value, message", [
+    ("true", 'limits target:near: the limit must be a count or a percentage such as "0.5%", not the boolean true'),
+    ('"half"', "limits target:near = 'half': write e.g. --limit target:near=0.5% or --limit prompt=0 (a count, or a percentage of the eval records)"),
+])
+def test_a_bad_limit_in_the_file_names_the_file(project, value, message):
+    (project / "pyproject.toml").write_text(f'[tool.leakcheck]\nfail_on = "pair"\n\n[tool.leakcheck.limits]\n"target:near" = {value}\n')
+    res = scan()
+    assert res.exit_code == 2 and res.output == f"leakcheck: error: {project / 'pyproject.toml'} [tool.leakcheck]: {message}\n"

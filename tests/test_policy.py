@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from leakcheck import Policy, ScanConfig
+from leakcheck.canon import normalize
 from leakcheck.baseline import AllowEntry, Baseline, apply_allowlist, apply_baseline
 from leakcheck.cli import main
 from leakcheck.config import LEVELS as LEVEL_NAMES
@@ -20,6 +21,7 @@ from leakcheck.fingerprint import record_fingerprint
 from leakcheck.gate import exit_code, severity
 
 from .conftest import write_jsonl
+from .test_properties import CFG, SMALL, _scan_texts, _usable
 from .test_verdict import _scan, datasets, policy_items
 
 
@@ -472,3 +474,20 @@ def test_a_bad_limit_in_the_file_names_the_file(project, value, message):
     (project / "pyproject.toml").write_text(f'[tool.leakcheck]\nfail_on = "pair"\n\n[tool.leakcheck.limits]\n"target:near" = {value}\n')
     res = scan()
     assert res.exit_code == 2 and res.output == f"leakcheck: error: {project / 'pyproject.toml'} [tool.leakcheck]: {message}\n"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(SMALL, SMALL), min_size=1, max_size=6), st.lists(st.tuples(SMALL, SMALL), min_size=1, max_size=4),
+       st.integers(1, 3), st.integers(0, 10_000), st.lists(st.tuples(SMALL, SMALL), max_size=3))
+def test_a_baseline_accepts_the_same_findings_whatever_the_order_shards_and_unrelated_appends(train, ev, shards, seed, extra):
+    """Shuffled, resharded, with records appended that leak nothing new: every finding baselined, nothing gone."""
+    if not (_usable(train) and _usable(ev) and _usable(extra)):
+        return
+    before = _scan_texts(train, ev)
+    b = Baseline.of({"eval": before}, CFG)
+    eval_texts = {normalize(t) for pair in ev for t in pair}  # fields are compared across too (a prompt found as a target)
+    unrelated = [(p, c) for p, c in extra if not {normalize(p), normalize(c)} & eval_texts]
+    after = _scan_texts(train + unrelated, ev, shards=shards, seed=seed)
+    (judged,) = apply_baseline({"eval": after}, b, "b.json").values()
+    assert judged.baseline is not None and judged.baseline.new == 0 and judged.baseline.gone == ()
+    assert judged.baseline.baselined == len(after.findings) and exit_code(judged, Policy()) == 0

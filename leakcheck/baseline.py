@@ -21,6 +21,7 @@ function of (result, policy), and a finding the marks do not cover gates as befo
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -75,12 +76,17 @@ class Baseline:
                     best[k] = e
         return cls(tuple(sorted(best.values(), key=_entry_order)), matching_parameters(config))
 
+    @functools.cached_property
+    def _by_records(self) -> dict[tuple[str | None, str, str], list[BaselineEntry]]:
+        out: dict[tuple[str | None, str, str], list[BaselineEntry]] = {}
+        for e in self.entries:
+            out.setdefault((e.eval_set, e.eval_fingerprint, e.train_fingerprint), []).append(e)
+        return out
+
     def entry_for(self, f: Finding) -> BaselineEntry | None:
         """The entry that accepts ``f``: the same two records, with everything ``f`` proves already proved at
         that level or a stronger one (a pair's prompt and target included). Stronger evidence is new."""
-        for e in self.entries:
-            if (e.eval_set, e.eval_fingerprint, e.train_fingerprint) != (f.eval_set, f.eval_fingerprint, f.train_fingerprint):
-                continue
+        for e in self._by_records.get((f.eval_set, f.eval_fingerprint, f.train_fingerprint), ()):
             proved = e.proved()
             if all(k in proved and level_rank(lv) >= proved[k] for k, lv in f.evidence()):
                 return e

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -286,14 +287,19 @@ class ScanResult:
     #: The configuration file the scan's settings came from, if any.
     config_file: str | None = None
 
+    @functools.cached_property
+    def _acceptance(self) -> dict[tuple[str | None, str, str, str, str], Accepted]:
+        out: dict[tuple[str | None, str, str, str, str], Accepted] = {}
+        for a in sorted(self.accepted, key=lambda a: a.by != "allowlist"):  # the allowlist's reason first
+            out.setdefault(a.key(), a)
+        return out
+
     def acceptance(self, f: Finding) -> Accepted | None:
         """The baseline or allowlist entry that accepts ``f``, if any (the allowlist's reason first)."""
-        key = f.key()
-        hits = [a for a in self.accepted if a.key() == key]
-        return min(hits, key=lambda a: a.by != "allowlist") if hits else None
+        return self._acceptance.get(f.key()) if self.accepted else None
 
     def is_accepted(self, f: Finding) -> bool:
-        return bool(self.accepted) and f.key() in {a.key() for a in self.accepted}
+        return bool(self.accepted) and f.key() in self._acceptance
 
     @property
     def contaminated_rows(self) -> frozenset[int]:
@@ -303,8 +309,7 @@ class ScanResult:
     def gated(self, policy: Policy | None = None) -> tuple[Finding, ...]:
         """The findings ``policy`` (default: the scan's) fails on."""
         p = policy or self.policy
-        accepted = {a.key() for a in self.accepted}
-        return tuple(f for f in self.findings if f.key() not in accepted and any(p.gates(k, lv) for k, lv in f.evidence()))
+        return tuple(f for f in self.findings if not self.is_accepted(f) and any(p.gates(k, lv) for k, lv in f.evidence()))
 
     def gated_rows(self, policy: Policy | None = None) -> frozenset[int]:
         return frozenset(f.eval_row for f in self.gated(policy))

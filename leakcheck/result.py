@@ -138,9 +138,9 @@ class BaselineEntry:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["evidence"] = list(self.evidence)
-        return d
+        return {"eval_set": self.eval_set, "eval_id": self.eval_id, "eval_fingerprint": self.eval_fingerprint,
+                "train_fingerprint": self.train_fingerprint, "kind": self.kind, "level": self.level, "snippet": self.snippet,
+                "evidence": list(self.evidence)}
 
 
 @dataclass(frozen=True)

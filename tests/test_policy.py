@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from leakcheck.errors import UsageError
 from leakcheck.fingerprint import record_fingerprint
 from leakcheck.gate import exit_code, severity
 
-from .conftest import write_jsonl
+from .conftest import SHARED_DATA, needs_shared, write_jsonl
 from .test_properties import CFG, SMALL, _scan_texts, _usable
 from .test_verdict import _scan, datasets, policy_items
 
@@ -491,3 +492,28 @@ def test_a_baseline_accepts_the_same_findings_whatever_the_order_shards_and_unre
     (judged,) = apply_baseline({"eval": after}, b, "b.json").values()
     assert judged.baseline is not None and judged.baseline.new == 0 and judged.baseline.gone == ()
     assert judged.baseline.baselined == len(after.findings) and exit_code(judged, Policy()) == 0
+
+
+@needs_shared
+def test_gsm8k_baseline_survives_shuffle_shards_and_flags_only_new_leaks(tmp_path, monkeypatch):
+    """Real data: GSM8K train with 30 test items pasted in, baselined; then shuffled into 4 shards, 5 more pasted, 3 removed."""
+    test = SHARED_DATA / "gsm8k" / "test.jsonl"
+    train_lines = (SHARED_DATA / "gsm8k" / "train.jsonl").read_text().splitlines()
+    test_lines = test.read_text().splitlines()
+    monkeypatch.chdir(tmp_path)
+    Path("train.jsonl").write_text("\n".join(train_lines + test_lines[:30]) + "\n")
+    common = ["--name", f"gsm8k-test={test}", "--levels", "exact,normalized", "-j", "1"]
+    res = run("baseline", "train.jsonl", str(test), "-o", "b.json", *common)
+    assert res.exit_code == 0 and res.output == "wrote b.json: 30 accepted findings (gsm8k-test 30)\n"
+    rows = train_lines + test_lines[3:35]  # 3 leaks removed, 5 added
+    random.Random(7).shuffle(rows)
+    Path("shards").mkdir()
+    for k in range(4):
+        Path(f"shards/part-{k}.jsonl").write_text("\n".join(rows[k::4]) + "\n")
+    res = run("scan", "shards", str(test), *common, "--baseline", "b.json", "--json", "r.json")
+    assert res.exit_code == 1 and "baseline b.json: 27 baselined, 5 new, 3 gone (fixed)\n" in res.output
+    d = report(tmp_path / "r.json")
+    gated = [f for f in d["findings"] if (f["eval_set"], f["eval_fingerprint"], f["train_fingerprint"], f["kind"], f["level"])
+             not in {(a["eval_set"], a["eval_fingerprint"], a["train_fingerprint"], a["kind"], a["level"]) for a in d["gate"]["accepted"]}]
+    assert sorted(f["eval_index"] for f in gated) == list(range(30, 35)) and d["gate"]["gated_findings"] == 5
+    assert sorted(e["eval_id"] for e in d["gate"]["baseline"]["gone_entries"]) == ["0", "1", "2"]

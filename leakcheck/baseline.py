@@ -140,12 +140,19 @@ class Baseline:
     def write(self, path: str | os.PathLike) -> None:
         write_atomic(path, self.to_json())
 
-    def warnings(self, config: ScanConfig, path: str) -> list[str]:
-        """What differs between the parameters the baseline was made with and ``config``'s."""
+    def warnings(self, config: ScanConfig, path: str, scanned: Sequence[str] = ()) -> list[str]:
+        """What differs between the parameters the baseline was made with and ``config``'s, and
+        each eval set in ``scanned`` the baseline has no entry for while it has entries of other sets (renamed?)."""
         now = matching_parameters(config)
         changed = [k for k in now if k in self.parameters and self.parameters[k] != now[k]]
-        return [f"baseline {path} was made with {k} {json.dumps(self.parameters[k])}, this scan uses {json.dumps(now[k])}: "
-                f"findings may show as new or gone; regenerate it with leakcheck baseline" for k in changed]
+        out = [f"baseline {path} was made with {k} {json.dumps(self.parameters[k])}, this scan uses {json.dumps(now[k])}: "
+               f"findings may show as new or gone; regenerate it with leakcheck baseline" for k in changed]
+        sets = sorted({e.eval_set or "" for e in self.entries})
+        for name in scanned:
+            if name not in sets and sets:
+                out.append(f"baseline {path} has no entry for eval set {name} (it has {', '.join(sets)}): "
+                           f"if the set was renamed, name it as before with --name")
+        return out
 
 
 def load_baseline(path: str | os.PathLike) -> Baseline:

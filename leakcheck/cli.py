@@ -336,7 +336,7 @@ class _Accepting:
 
         warnings: list[str] = []
         if self.baseline is not None and self.baseline_path is not None:
-            warnings += self.baseline.warnings(config, self.baseline_path)
+            warnings += self.baseline.warnings(config, self.baseline_path, list(results))
             results = apply_baseline(results, self.baseline, self.baseline_path)
         if self.allow:
             results, stale = apply_allowlist(results, self.allow)
@@ -485,6 +485,9 @@ def baseline(paths: tuple[str, ...], output: str, config_path: str | None, jobs:
     b.write(output)
     per_set = ", ".join(f"{name} {sum(1 for e in b.entries if e.eval_set == name)}" for name in dict.fromkeys([*results, *others]))
     change = "; {} added, {} removed".format(*b.changes(old)) if old is not None else ""
+    skipped = sum(sum(r.train.skipped.values()) + sum(r.eval.skipped.values()) for r in results.values())
+    if skipped:  # a baseline of a partial scan accepts less, never more: said, not refused
+        change += f"; {skipped} rows skipped (--on-error skip): findings in them are not in the baseline"
     click.echo(f"wrote {output}: {len(b.entries)} accepted findings ({per_set}){change}", err=stream_of(output) == 1)
 
 

@@ -430,6 +430,8 @@ def unknown_key(key: str, where: str) -> str:
     """
     close = difflib.get_close_matches(key.replace("-", "_"), SETTINGS, n=1, cutoff=0.6)
     hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(sorted(SETTINGS))}"
+    if key == "tool":
+        hint = "a leakcheck.toml holds its keys at the top level, without [tool.leakcheck]"
     return f"{where}: unknown key {key!r} ignored; {hint}"
 
 

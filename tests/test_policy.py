@@ -517,3 +517,23 @@ def test_gsm8k_baseline_survives_shuffle_shards_and_flags_only_new_leaks(tmp_pat
              not in {(a["eval_set"], a["eval_fingerprint"], a["train_fingerprint"], a["kind"], a["level"]) for a in d["gate"]["accepted"]}]
     assert sorted(f["eval_index"] for f in gated) == list(range(30, 35)) and d["gate"]["gated_findings"] == 5
     assert sorted(e["eval_id"] for e in d["gate"]["baseline"]["gone_entries"]) == ["0", "1", "2"]
+
+
+def test_a_renamed_eval_set_and_a_nested_tool_table_are_warned_about(project):
+    _baseline(project)
+    res = run("scan", "train.jsonl", "eval.jsonl", *LEVELS, "--name", "gsm8k=eval.jsonl", "--baseline", "leakcheck-baseline.json")
+    assert res.exit_code == 1 and ("leakcheck: warning: baseline leakcheck-baseline.json has no entry for eval set gsm8k (it has eval): "
+                                   "if the set was renamed, name it as before with --name\n") in res.output
+    (project / "leakcheck.toml").write_text('[tool.leakcheck]\nfail_on = "none"\n')
+    res = scan()
+    assert res.exit_code == 1 and res.output.startswith(
+        f"leakcheck: warning: {project / 'leakcheck.toml'}: unknown key 'tool' ignored; "
+        "a leakcheck.toml holds its keys at the top level, without [tool.leakcheck]\n")
+
+
+def test_a_baseline_of_a_partial_scan_says_so(project):
+    with open(project / "train.jsonl", "a") as fh:
+        fh.write('{"id": "cut", "question": "a row cut sh\n')
+    res = _baseline(project, "--on-error", "skip")
+    assert res.exit_code == 0 and res.output == ("wrote leakcheck-baseline.json: 2 accepted findings (eval 2); "
+                                                 "1 rows skipped (--on-error skip): findings in them are not in the baseline\n")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import __version__
-from .config import KINDS, LEVELS, ScanConfig, level_rank
+from .config import KINDS, LEVELS, LoadedConfig, ScanConfig, level_rank
 from .errors import InputError, UsageError
 from .report._atomic import write_atomic
 from .result import Accepted, BaselineEntry, BaselineUse, Finding, ScanResult
@@ -307,3 +307,37 @@ def apply_allowlist(results: Mapping[str, ScanResult], entries: Sequence[AllowEn
         out[name] = dataclasses.replace(r, accepted=_merged(r.accepted, accepted))
     stale = [f"allowlist entry {e.text()} ({e.reason}) matched no finding: remove it if the overlap is gone" for e in entries if e not in used]
     return out, stale
+
+
+@dataclass(frozen=True)
+class Accepting:
+    """The baseline and allowlist a scan applies, read before the scan so that a bad file fails before the work."""
+
+    baseline_path: str | None = None
+    baseline: Baseline | None = None
+    allowlist_path: str | None = None
+    allow: tuple[AllowEntry, ...] = ()
+
+    @classmethod
+    def load(cls, baseline_path: str | None, allowlist_path: str | None, settings: LoadedConfig) -> "Accepting":
+        """Options win over the configuration's ``baseline``/``allowlist`` (relative to the file); ``allow`` entries add up."""
+        conf = settings.settings
+        bpath = baseline_path or (settings.resolve(conf["baseline"]) if "baseline" in conf else None)
+        apath = allowlist_path or (settings.resolve(conf["allowlist"]) if "allowlist" in conf else None)
+        allow = [*parse_allowlist(conf.get("allow", []), settings.where), *(load_allowlist(apath) if apath else [])]
+        return cls(bpath, load_baseline(bpath) if bpath else None, apath, tuple(allow))
+
+    def inputs(self) -> list[tuple[str, str]]:
+        """``(label, path)`` of the files read, so that no report is written over them."""
+        return [(f"the {what} {p}", p) for what, p in (("baseline", self.baseline_path), ("allowlist", self.allowlist_path)) if p]
+
+    def apply(self, results: Mapping[str, ScanResult], config: ScanConfig, config_file: str | None) -> tuple[dict[str, ScanResult], list[str]]:
+        """The results with accepted findings marked and the configuration file named, and the warnings to print."""
+        out, warnings = dict(results), []
+        if self.baseline is not None and self.baseline_path is not None:
+            warnings += self.baseline.warnings(config, self.baseline_path, list(out))
+            out = apply_baseline(out, self.baseline, self.baseline_path)
+        if self.allow:
+            out, stale = apply_allowlist(out, self.allow)
+            warnings += stale
+        return {name: dataclasses.replace(r, config_file=config_file) for name, r in out.items()}, warnings

@@ -8,7 +8,6 @@ Exit codes: 0 no leakage at a gated level, 1 leakage found, 2 usage or input err
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import signal
 import sys
@@ -276,7 +275,9 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     config = build_config(opts, conf)
     jobs, engine = _pick(jobs, conf, "jobs", None), _pick(engine, conf, "engine", "local")
     ray_address, examples = _pick(ray_address, conf, "ray_address", None), _pick(examples, conf, "examples", 5)
-    accepting = _Accepting.load(baseline_path, allowlist_path, settings)
+    from .baseline import Accepting
+
+    accepting = Accepting.load(baseline_path, allowlist_path, settings)
     n_sets = len(evals) + len(indexes)  # an index may hold several sets: counted once loaded
     loaded = [EvalIndex.load(p, config) for p in indexes]
     for p, ix in zip(indexes, loaded):
@@ -294,7 +295,9 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     with _progress_bar(progress, quiet) as bar:
         results = scan_index(train, index, config, jobs=jobs or default_jobs(), progress=bar, notes=_same_file_notes(train, evals),
                              engine=engine, ray_address=ray_address)
-    results = accepting.apply(results, config, settings.path, quiet)
+    results, warnings = accepting.apply(results, config, settings.path)
+    for w in [] if quiet else warnings:
+        click.echo(f"leakcheck: warning: {w}", err=True)
     codes = {name: exit_code(r, config.policy, config.allow_partial) for name, r in results.items()}
     worst = max(codes.values(), key=severity)
     to_stderr = any(stream_of(p) == 1 for _, outs in outputs for _, p in outs)
@@ -307,44 +310,6 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
         bad = [n for n, c in codes.items() if c != 0]
         click.echo(f"{len(results)} eval sets: " + (f"leakage or partial scan in {', '.join(bad)}" if bad else "no leakage in any"), err=to_stderr)
     sys.exit(worst)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Accepting:
-    """The baseline and allowlist a scan applies, read before the scan so a bad file fails early."""
-
-    baseline_path: str | None = None
-    baseline: Any = None
-    allowlist_path: str | None = None
-    allow: tuple[Any, ...] = ()
-
-    @classmethod
-    def load(cls, baseline_path: str | None, allowlist_path: str | None, settings: LoadedConfig) -> "_Accepting":
-        from .baseline import load_allowlist, load_baseline, parse_allowlist
-
-        conf = settings.settings
-        bpath = baseline_path or (settings.resolve(conf["baseline"]) if "baseline" in conf else None)
-        apath = allowlist_path or (settings.resolve(conf["allowlist"]) if "allowlist" in conf else None)
-        allow = [*parse_allowlist(conf.get("allow", []), settings.where), *(load_allowlist(apath) if apath else [])]
-        return cls(bpath, load_baseline(bpath) if bpath else None, apath, tuple(allow))
-
-    def inputs(self) -> list[tuple[str, str]]:
-        return [(f"the {what} {p}", p) for what, p in (("baseline", self.baseline_path), ("allowlist", self.allowlist_path)) if p]
-
-    def apply(self, results: dict[str, Any], config: ScanConfig, config_file: str | None, quiet: bool) -> dict[str, Any]:
-        from .baseline import apply_allowlist, apply_baseline
-
-        warnings: list[str] = []
-        if self.baseline is not None and self.baseline_path is not None:
-            warnings += self.baseline.warnings(config, self.baseline_path, list(results))
-            results = apply_baseline(results, self.baseline, self.baseline_path)
-        if self.allow:
-            results, stale = apply_allowlist(results, self.allow)
-            warnings += stale
-        if not quiet:
-            for w in warnings:
-                click.echo(f"leakcheck: warning: {w}", err=True)
-        return {name: dataclasses.replace(r, config_file=config_file) for name, r in results.items()}
 
 
 def _eval_sides(evals: list[tuple[str, str]]) -> dict[str, str]:

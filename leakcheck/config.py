@@ -196,8 +196,8 @@ class Limit:
     >>> lim = Limit.parse("target:near=0.5%")
     >>> lim.text(), lim.allowed(1000), lim.exceeded(5, 1000), lim.exceeded(6, 1000)
     ('target:near=0.5%', 5.0, False, True)
-    >>> Limit.parse("prompt=2").exceeded(3, 10), Limit.parse("all=0").text()
-    (True, 'all=0')
+    >>> Limit.parse("prompt=2").exceeded(3, 10), Limit.parse("all=0").text(), Limit.parse("near=1234567").text()
+    (True, 'all=0', 'near=1234567')
     """
 
     kind: str
@@ -238,7 +238,9 @@ class Limit:
         return count > self._allowed(total)
 
     def allowed_text(self) -> str:
-        return f"{self.value:g}%" if self.percent else f"{self.value:g}"
+        """The value as typed back (no rounding: ``Limit.parse(lim.text()) == lim``)."""
+        number = str(int(self.value)) if self.value == int(self.value) else repr(self.value)
+        return number + "%" * self.percent
 
     def text(self) -> str:
         return f"{_item_text(self.kind, self.level)}={self.allowed_text()}"

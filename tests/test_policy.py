@@ -537,3 +537,14 @@ def test_a_baseline_of_a_partial_scan_says_so(project):
     res = _baseline(project, "--on-error", "skip")
     assert res.exit_code == 0 and res.output == ("wrote leakcheck-baseline.json: 2 accepted findings (eval 2); "
                                                  "1 rows skipped (--on-error skip): findings in them are not in the baseline\n")
+
+
+def test_the_card_and_conda_state_accepted_overlap_too(project):
+    """A baseline quiets CI; a dataset card or the CONDA database still states every overlap."""
+    _baseline(project)
+    res = scan("--baseline", "leakcheck-baseline.json", "--json", "r.json")
+    assert res.exit_code == 0 and report(project / "r.json")["summary"]["contaminated"]["count"] == 0
+    res = run("conda", "r.json", "--dataset", "e", "--source", "t", "--no-header")
+    assert res.exit_code == 0 and res.output.split(";")[6] == "66.67"
+    assert run("card", "card", "--report", "r.json").exit_code == 0
+    assert "**2 of 3 eval records (66.67%) also occur in the train split.**" in (project / "card" / "README.md").read_text()

@@ -304,7 +304,8 @@ def apply_allowlist(results: Mapping[str, ScanResult], entries: Sequence[AllowEn
             if hit is not None:
                 used.add(hit)
                 accepted.append(Accepted(f.eval_set, f.eval_fingerprint, f.train_fingerprint, f.kind, f.level, "allowlist", hit.reason))
-        out[name] = dataclasses.replace(r, accepted=_merged(r.accepted, accepted))
+        unused = tuple(f"{e.text()} ({e.reason})" for e in entries if e.eval_set in (None, name) and not any(e.matches(f) for f in r.findings))
+        out[name] = dataclasses.replace(r, accepted=_merged(r.accepted, accepted), allow_unused=unused)
     stale = [f"allowlist entry {e.text()} ({e.reason}) matched no finding: remove it if the overlap is gone" for e in entries if e not in used]
     return out, stale
 

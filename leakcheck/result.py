@@ -284,6 +284,8 @@ class ScanResult:
     #: Findings a baseline or allowlist accepts (see :mod:`leakcheck.baseline`): never gated.
     accepted: tuple[Accepted, ...] = ()
     baseline: BaselineUse | None = None
+    #: Allowlist entries for this eval set that matched none of its findings (stale), as text.
+    allow_unused: tuple[str, ...] = ()
     #: The configuration file the scan's settings came from, if any.
     config_file: str | None = None
 

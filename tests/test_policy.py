@@ -348,6 +348,9 @@ def test_an_allowlist_file_and_a_stale_entry(project):
     assert res.exit_code == 1  # e0 is not allowed
     assert "leakcheck: warning: allowlist entry eval_id 'e7' (was fixed) matched no finding: remove it if the overlap is gone\n" in res.output
     assert "  eval e1 ~ train t1  pair/exact  reason: known\n" in res.output
+    assert "allowlist entry eval_id 'e7' (was fixed) matched no finding of this eval set\n" in res.output
+    res = scan("--allowlist", "allow.toml", "--json", "r.json", "-q")
+    assert res.exit_code == 1 and report(project / "r.json")["gate"]["allowlist_unused"] == ["eval_id 'e7' (was fixed)"]
 
 
 @pytest.mark.parametrize("entry, message", [

@@ -58,6 +58,8 @@ def _acceptance(result: ScanResult, policy: Policy) -> dict[str, Any]:
         out["baseline"] = result.baseline.to_dict()
     if result.accepted:
         out["accepted"] = [a.to_dict() for a in result.accepted]
+    if result.allow_unused:
+        out["allowlist_unused"] = list(result.allow_unused)
     return out
 
 

@@ -122,6 +122,7 @@ def from_dict(d: dict[str, Any]) -> ScanResult:
         created_at=d.get("created_at", ""),
         accepted=tuple(Accepted(**a) for a in d.get("gate", {}).get("accepted", ())),
         baseline=_baseline(d.get("gate", {}).get("baseline")),
+        allow_unused=tuple(d.get("gate", {}).get("allowlist_unused", ())),
         config_file=d.get("config_file"),
     )
 

@@ -36,6 +36,7 @@ def acceptance_lines(result: ScanResult) -> list[str]:
     if allowed:
         lines.append(f"allowed by the allowlist (not gated): {len(allowed)} findings")
         lines += [f"  eval {safe(f.eval_id)} ~ train {safe(f.train_id)}  {f.kind}/{f.level}  reason: {safe(a.reason)}" for f, a in allowed[:5]]
+    lines += [f"allowlist entry {safe(u)} matched no finding of this eval set" for u in result.allow_unused]
     return lines
 
 

@@ -551,3 +551,10 @@ def test_the_card_and_conda_state_accepted_overlap_too(project):
     assert res.exit_code == 0 and res.output.split(";")[6] == "66.67"
     assert run("card", "card", "--report", "r.json").exit_code == 0
     assert "**2 of 3 eval records (66.67%) also occur in the train split.**" in (project / "card" / "README.md").read_text()
+
+
+def test_a_baseline_applies_to_a_scan_against_a_published_index(project):
+    _baseline(project)
+    assert run("index", "eval.jsonl", "-o", "eval.lcx", "--levels", "exact,normalized").exit_code == 0
+    res = run("scan", "train.jsonl", "--index", "eval.lcx", *LEVELS, "--baseline", "leakcheck-baseline.json")
+    assert res.exit_code == 0 and "baseline leakcheck-baseline.json: 2 baselined, 0 new, 0 gone (fixed)\n" in res.output

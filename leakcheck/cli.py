@@ -21,10 +21,12 @@ from . import __version__
 from .config import (
     ContainedConfig,
     Fields,
+    Limit,
+    LoadedConfig,
     NearConfig,
     Policy,
     ScanConfig,
-    load_pyproject,
+    load_config,
     parse_levels,
 )
 from .errors import LeakcheckError, UsageError
@@ -92,6 +94,23 @@ def _pick(cli_value: Any, conf: dict[str, Any], key: str, default: Any) -> Any:
     return conf.get(key, default)
 
 
+def _limits(cli: tuple[str, ...] | None, conf: dict[str, Any]) -> tuple[Limit, ...]:
+    """The file's ``limits`` table, then each ``--limit``, which replaces the file's limit of the same item."""
+    where = "[tool.leakcheck] limits"
+    merged = {(lim.kind, lim.level): lim for lim in (Limit.parse(k, v, where) for k, v in conf.get("limits", {}).items())}
+    merged.update({(lim.kind, lim.level): lim for lim in map(Limit.parse, cli or ())})
+    return tuple(merged.values())
+
+
+def _load_settings(path: str | None, quiet: bool = False) -> LoadedConfig:
+    """The configuration file's settings; its warnings (unknown keys, with the closest valid key) go to standard error."""
+    loaded = load_config(path)
+    if not quiet:
+        for w in loaded.warnings:
+            click.echo(f"leakcheck: warning: {w}", err=True)
+    return loaded
+
+
 def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
     """Merge CLI options over ``[tool.leakcheck]`` over defaults into a :class:`ScanConfig`."""
     for key in ("prompt_field", "target_field", "id_field", "group_field", "train_prompt_field", "train_target_field",
@@ -103,6 +122,9 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
     levels_t = parse_levels(levels if isinstance(levels, str) else ",".join(levels))
     fail_on = _pick(opts.get("fail_on"), conf, "fail_on", None)
     policy = Policy.parse(fail_on) if fail_on is not None else Policy()
+    limits = _limits(opts.get("limits"), conf)
+    if limits:
+        policy = Policy(policy.items, policy.chance, limits)
 
     def side(name: str) -> Fields:
         return Fields(
@@ -169,6 +191,24 @@ def _level_options(f: Any) -> Any:
     return f
 
 
+def _policy_options(f: Any) -> Any:
+    """The options of the configuration file, the limits, the baseline and the allowlist (scan)."""
+    opts = [
+        click.option("--config", "config_path", type=click.Path(dir_okay=False),
+                     help="The configuration file (default: the nearest leakcheck.toml, or pyproject.toml with [tool.leakcheck], here or above)."),
+        click.option("--limit", "limits", multiple=True, metavar="ITEM=N|P%",
+                     help="Allow up to N eval records (or P% of them) with this evidence, e.g. target:near=0.5%; repeatable. "
+                          "ITEM as in --fail-on, which must not already fail on it."),
+        click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False),
+                     help="Accept the findings of this baseline (from leakcheck baseline); only new findings gate."),
+        click.option("--allowlist", "allowlist_path", type=click.Path(dir_okay=False),
+                     help="A TOML file of [[allow]] entries (eval_id or fingerprint, and reason): accepted overlaps, never gated."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
 def _named_evals(paths: tuple[str, ...], names: tuple[str, ...]) -> list[tuple[str, str]]:
     """``(name, path)`` per eval input, names from ``--name NAME=PATH`` or the path."""
     from .scan import name_of
@@ -199,19 +239,22 @@ def _named_evals(paths: tuple[str, ...], names: tuple[str, ...]) -> list[tuple[s
 @click.option("--allow-partial", is_flag=True, default=None, help="With --on-error skip: exit 0 instead of 3 when rows were skipped and nothing leaked.")
 @click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
 @click.option("-j", "--jobs", type=int, help="Processes probing the train side (default: all cores; 1: this process only). Results do not depend on it.")
-@click.option("--engine", type=click.Choice(["local", "ray"]), default="local", show_default=True,
-              help="local: this machine (--jobs processes); ray: Ray Data on a Ray cluster (pip install 'leakcheck[ray]').")
+@click.option("--engine", type=click.Choice(["local", "ray"]),
+              help="local (default): this machine (--jobs processes); ray: Ray Data on a Ray cluster (pip install 'leakcheck[ray]').")
 @click.option("--ray-address", help="Ray cluster to join with --engine ray (default: RAY_ADDRESS, else a local Ray).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on standard error (default: on a terminal, off in CI).")
-@click.option("--examples", type=int, default=5, show_default=True, help="Worst leaks to print.")
+@click.option("--examples", type=int, help="Worst leaks to print (default 5).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks (--annotations still prints, being asked for).")
 @click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False), help="Write a SARIF 2.1.0 file for code scanning (all eval sets in one run).")
-@click.option("--annotations", type=click.Choice(["github", "none"]), default="none", show_default=True,
-              help="github: print an ::error (gated) or ::warning line per finding at its train file and line, and a ::notice with the totals.")
-@click.option("--no-step-summary", is_flag=True, help="Do not append the Markdown summary to the file GITHUB_STEP_SUMMARY names.")
+@click.option("--annotations", type=click.Choice(["github", "none"]),
+              help="none (default) or github: an ::error (gated) or ::warning line per finding at its train file and line, a ::notice with totals.")
+@click.option("--no-step-summary", is_flag=True, default=None,
+              help="Do not append the Markdown summary to the file GITHUB_STEP_SUMMARY names (setting: step_summary = false).")
+@_policy_options
 def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None, md_path: str | None, html_path: str | None,
-         jobs: int | None, engine: str, ray_address: str | None, progress: bool | None, examples: int, quiet: bool,
-         sarif_path: str | None, annotations: str, no_step_summary: bool, **opts: Any) -> None:
+         jobs: int | None, engine: str | None, ray_address: str | None, progress: bool | None, examples: int | None, quiet: bool,
+         sarif_path: str | None, annotations: str | None, no_step_summary: bool | None,
+         config_path: str | None, baseline_path: str | None, allowlist_path: str | None, **opts: Any) -> None:
     """Scan TRAIN for records of each EVAL set, field by field; exit 1 when leakage is found.
 
     TRAIN and EVAL are JSONL, JSON, Parquet or CSV files (.gz, .bz2, .xz, .zst too), folders
@@ -234,7 +277,16 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     train, evals = paths[0], _named_evals(paths[1:], opts.pop("names"))
     if not evals and not indexes:
         raise UsageError("scan: name at least one eval set: leakcheck scan TRAIN EVAL [EVAL...] or --index FILE.lcx")
-    config = build_config(opts, load_pyproject())
+    settings = _load_settings(config_path, quiet)
+    conf = settings.settings
+    config = build_config(opts, conf)
+    jobs, engine = _pick(jobs, conf, "jobs", None), _pick(engine, conf, "engine", "local")
+    ray_address, examples = _pick(ray_address, conf, "ray_address", None), _pick(examples, conf, "examples", 5)
+    annotations = _pick(annotations, conf, "annotations", "none")
+    step_summary = not no_step_summary and conf.get("step_summary", True)
+    from .baseline import Accepting
+
+    accepting = Accepting.load(baseline_path, allowlist_path, settings)
     n_sets = len(evals) + len(indexes)  # an index may hold several sets: counted once loaded
     loaded = [EvalIndex.load(p, config) for p in indexes]
     for p, ix in zip(indexes, loaded):
@@ -242,8 +294,8 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     n_sets = len(evals) + sum(len(ix.sets) for ix in loaded)
     names = [n for n, _ in evals] + [s.name for ix in loaded for s in ix.sets]
     outputs = _report_outputs(json_path, md_path, html_path, names)
-    inputs = _inputs(train=train, **_eval_sides(evals)) + [(f"the index {p}", p) for p in indexes]
-    ci_outs = _ci_outputs(sarif_path, None if no_step_summary else os.environ.get("GITHUB_STEP_SUMMARY"))
+    inputs = _inputs(train=train, **_eval_sides(evals)) + [(f"the index {p}", p) for p in indexes] + accepting.inputs()
+    ci_outs = _ci_outputs(sarif_path, os.environ.get("GITHUB_STEP_SUMMARY") if step_summary else None)
     check_outputs([o for _, outs in outputs for o in outs] + ci_outs, inputs)  # before a long scan, not after it
     parts = ([build_index(evals, config)] if evals else []) + loaded
     index = EvalIndex.concat(parts)
@@ -253,6 +305,9 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     with _progress_bar(progress, quiet) as bar:
         results = scan_index(train, index, config, jobs=jobs or default_jobs(), progress=bar, notes=_same_file_notes(train, evals),
                              engine=engine, ray_address=ray_address)
+    results, warnings = accepting.apply(results, config, settings.path)
+    for w in [] if quiet else warnings:
+        click.echo(f"leakcheck: warning: {w}", err=True)
     codes = {name: exit_code(r, config.policy, config.allow_partial) for name, r in results.items()}
     worst = max(codes.values(), key=severity)
     to_stderr = any(stream_of(p) == 1 for _, outs in [*outputs, ("", ci_outs)] for _, p in outs)
@@ -359,8 +414,9 @@ def _progress_bar(wanted: bool | None, quiet: bool) -> Iterator[Any]:
 @main.command()
 @click.argument("evals", nargs=-1, required=True, metavar="EVAL...")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The index file to write (.lcx).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="The configuration file (default: found as scan finds it).")
 @_level_options
-def index(evals: tuple[str, ...], output: str, **opts: Any) -> None:
+def index(evals: tuple[str, ...], output: str, config_path: str | None, **opts: Any) -> None:
     """Build a publishable eval index: every level's hashes, no eval text.
 
     Others scan against it with `leakcheck scan TRAIN --index FILE` without the eval files.
@@ -373,12 +429,63 @@ def index(evals: tuple[str, ...], output: str, **opts: Any) -> None:
     from .scan import build_index
 
     named = _named_evals(evals, opts.pop("names"))
-    config = build_config(opts, load_pyproject())
+    config = build_config(opts, _load_settings(config_path).settings)
     check_outputs([(f"--output {output}", output)], _inputs(**_eval_sides(named)))
     ix = build_index(named, config)
     ix.save(output)
     sets = ", ".join(f"{s.name} ({len(s):,} records)" for s in ix.sets)
     click.echo(f"wrote {output}: {sets}; levels {', '.join(ix.levels)}; {os.path.getsize(output):,} bytes", err=stream_of(output) == 1)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="TRAIN EVAL...")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="The baseline file to write (JSON).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="The configuration file (default: found as scan finds it).")
+@_level_options
+@click.option("--train-prompt-field", help="Prompt path for the train side only.")
+@click.option("--train-target-field", help="Target path for the train side only.")
+@click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
+@click.option("-j", "--jobs", type=int, help="Processes probing the train side (default: all cores).")
+@click.option("--update", is_flag=True, help="Keep the entries of OUTPUT for eval sets not scanned now (and say what changed).")
+def baseline(paths: tuple[str, ...], output: str, config_path: str | None, jobs: int | None, update: bool, **opts: Any) -> None:
+    """Record today's findings as accepted: scan --baseline FILE then fails only on new ones.
+
+    Entries name records by content fingerprint, never by row number: reordering,
+    resharding or appending to a file changes nothing. The file is sorted JSON without a
+    timestamp, so regenerating it with the same findings gives the same bytes. Use the same
+    levels and thresholds (and --name) as the scans that read it.
+
+    \b
+    Example:
+        leakcheck baseline train.jsonl test.jsonl -o leakcheck-baseline.json
+        leakcheck scan train.jsonl test.jsonl --baseline leakcheck-baseline.json
+    """
+    from .baseline import Baseline, load_baseline
+    from .engine import default_jobs
+    from .scan import build_index, scan_index
+
+    if len(paths) < 2:
+        raise UsageError("baseline: name the train data and at least one eval set: leakcheck baseline TRAIN EVAL -o FILE")
+    train, evals = paths[0], _named_evals(paths[1:], opts.pop("names"))
+    conf = _load_settings(config_path).settings
+    config = build_config({**opts, "fail_on": "none"}, {k: v for k, v in conf.items() if k not in ("fail_on", "limits")})
+    check_outputs([(f"--output {output}", output)], _inputs(train=train, **_eval_sides(evals)))
+    old = load_baseline(output) if os.path.isfile(output) else None
+    others = sorted({e.eval_set or "" for e in old.entries} - {n for n, _ in evals}) if old else []
+    if others and not update:
+        raise UsageError(f"--output {output} holds entries of eval set {', '.join(others)}, not scanned now; "
+                         "pass --update to keep them, or name every eval set")
+    results = scan_index(train, build_index(evals, config), config, jobs=jobs or _pick(None, conf, "jobs", None) or default_jobs())
+    b = Baseline.of(results, config)
+    if old is not None:
+        b = b.keeping(old, set(results))
+    b.write(output)
+    per_set = ", ".join(f"{name} {sum(1 for e in b.entries if e.eval_set == name)}" for name in dict.fromkeys([*results, *others]))
+    change = "; {} added, {} removed".format(*b.changes(old)) if old is not None else ""
+    skipped = sum(sum(r.train.skipped.values()) + sum(r.eval.skipped.values()) for r in results.values())
+    if skipped:  # a baseline of a partial scan accepts less, never more: said, not refused
+        change += f"; {skipped} rows skipped (--on-error skip): findings in them are not in the baseline"
+    click.echo(f"wrote {output}: {len(b.entries)} accepted findings ({per_set}){change}", err=stream_of(output) == 1)
 
 
 def _outputs(*named: tuple[str, str | None]) -> list[tuple[str, str]]:

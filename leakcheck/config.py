@@ -7,11 +7,14 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
+from fractions import Fraction
 from typing import Any
 
 from .errors import UsageError
@@ -62,6 +65,19 @@ class Policy:
 
     items: frozenset[tuple[str, str]] = frozenset({(ANY, ANY)})
     chance: bool = False
+    #: Evidence allowed up to a count or a share of the eval records (see :class:`Limit`);
+    #: :func:`leakcheck.gate.exit_code` fails when one is exceeded.
+    limits: tuple["Limit", ...] = ()
+
+    def __post_init__(self) -> None:
+        for lim in self.limits:
+            cover = next((it for it in sorted(self.items, key=_item_order) if _covers(it, (lim.kind, lim.level))), None)
+            if cover is not None:
+                raise UsageError(
+                    f"limit {lim.text()}: --fail-on {_item_text(*cover)}{' (the default)' * (cover == (ANY, ANY))} "
+                    "already fails on every such finding, so the limit "
+                    f"could never allow one; narrow --fail-on (e.g. --fail-on pair,prompt) or drop the limit")
+        object.__setattr__(self, "limits", tuple(sorted(set(self.limits), key=Limit.order)))
 
     def gates(self, kind: str, level: str) -> bool:
         """Whether evidence of ``kind`` at ``level`` fails the gate."""
@@ -69,8 +85,8 @@ class Policy:
         return any((k == ANY or k == kind) and (lv == ANY or rank <= level_rank(lv)) for k, lv in self.items)
 
     def levels_named(self) -> set[str]:
-        """The levels the items name (a policy may only name levels that ran)."""
-        return {lv for _, lv in self.items if lv != ANY}
+        """The levels the items and limits name (a policy may only name levels that ran)."""
+        return {lv for _, lv in [*self.items, *((lim.kind, lim.level) for lim in self.limits)] if lv != ANY}
 
     @classmethod
     def parse(cls, spec: str | list[str] | tuple[str, ...]) -> "Policy":
@@ -117,10 +133,14 @@ class Policy:
         'every finding at every level that ran'
         >>> Policy.parse("pair,target:near").describe()
         'pair at every level; target at near or stronger'
+        >>> Policy(frozenset({("pair", ANY)}), limits=(Limit.parse("target:near=0.5%"),)).describe()
+        'pair at every level; more than 0.5% of the eval records with target at near or stronger'
         """
         parts = [_item_words(k, lv) for k, lv in sorted(self.items, key=_item_order)]
         if self.chance:
             parts.append("chance target matches")
+        parts += [f"more than {lim.allowed_text()}{' of the' * lim.percent} eval records with {_item_words(lim.kind, lim.level)}"
+                  for lim in self.limits]
         return "; ".join(parts) or "none"
 
 
@@ -154,6 +174,79 @@ def _item_text(k: str, lv: str) -> str:
 def _item_words(k: str, lv: str) -> str:
     what = "every finding" if k == ANY else k
     return f"{what} at every level{' that ran' if k == ANY else ''}" if lv == ANY else f"{what} at {lv} or stronger"
+
+
+def _covers(item: tuple[str, str], other: tuple[str, str]) -> bool:
+    """Whether every finding ``other`` counts is one ``item`` gates."""
+    (k, lv), (k2, lv2) = item, other
+    return (k == ANY or k == k2) and (lv == ANY or (lv2 != ANY and level_rank(lv2) <= level_rank(lv)))
+
+
+_LIMIT_VALUE = re.compile(r"^\s*(\d+(?:\.\d+)?(?:[eE]-?\d+)?)\s*(%?)\s*$")
+
+
+@dataclass(frozen=True)
+class Limit:
+    """Evidence allowed up to a count or a percentage of the eval records before the gate fails.
+
+    ``kind``/``level`` work as in ``--fail-on`` (a level means that level or stronger). The
+    limit counts the eval records with such a finding (baselined and allowed ones excepted)
+    and fails when the count is **above** the limit, so ``0`` fails on the first one.
+
+    >>> lim = Limit.parse("target:near=0.5%")
+    >>> lim.text(), lim.allowed(1000), lim.exceeded(5, 1000), lim.exceeded(6, 1000)
+    ('target:near=0.5%', 5.0, False, True)
+    >>> Limit.parse("prompt=2").exceeded(3, 10), Limit.parse("all=0").text(), Limit.parse("near=1234567").text()
+    (True, 'all=0', 'near=1234567')
+    """
+
+    kind: str
+    level: str
+    value: float
+    percent: bool = False
+
+    @classmethod
+    def parse(cls, spec: str, value: object = None, where: str = "--limit") -> "Limit":
+        """``KIND:LEVEL=N`` or ``KIND:LEVEL=P%`` (or the item and the value apart, as in a TOML table)."""
+        item, raw = (spec, value) if value is not None else spec.partition("=")[::2]
+        fix = "write e.g. --limit target:near=0.5% or --limit prompt=0 (a count, or a percentage of the eval records)"
+        if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+            raise UsageError(f"{where} {item}: the limit must be a count or a percentage such as \"0.5%\", not {_shown(raw)}")
+        m = _LIMIT_VALUE.match(str(raw))
+        if not m or not str(item).strip():
+            raise UsageError(f"{where} {spec if value is None else f'{item} = {raw!r}'}: {fix}")
+        try:
+            kind, level = _policy_item(str(item).strip())
+        except UsageError:
+            raise UsageError(f"{where} {item}: unknown kind or level; use a level ({', '.join(LEVELS)}), a kind "
+                             f"({', '.join(KINDS)}), kind:level or all") from None
+        number, pct = float(m.group(1)), m.group(2) == "%"
+        if pct and number > 100:
+            raise UsageError(f"{where} {item}: {raw} is more than 100%")
+        return cls(kind, level, number, pct)
+
+    def _allowed(self, total: int) -> Fraction:
+        # exact arithmetic: 50% of 4 records is 2, not 1.9999999 (which 2 records would exceed)
+        v = Fraction(repr(self.value))
+        return v * total / 100 if self.percent else v
+
+    def allowed(self, total: int) -> float:
+        """How many eval records out of ``total`` may have this evidence (rounded to 6 places, for reports)."""
+        return round(float(self._allowed(total)), 6)
+
+    def exceeded(self, count: int, total: int) -> bool:
+        return count > self._allowed(total)
+
+    def allowed_text(self) -> str:
+        """The value as typed back (no rounding: ``Limit.parse(lim.text()) == lim``)."""
+        number = str(int(self.value)) if self.value == int(self.value) else repr(self.value)
+        return number + "%" * self.percent
+
+    def text(self) -> str:
+        return f"{_item_text(self.kind, self.level)}={self.allowed_text()}"
+
+    def order(self) -> tuple[int, int, float]:
+        return (*_item_order((self.kind, self.level)), self.value)
 
 
 @dataclass(frozen=True)
@@ -261,9 +354,10 @@ class ScanConfig:
             raise UsageError(f"--on-error must be fail or skip, not {self.on_error!r}")
         missing = sorted(self.policy.levels_named() - set(self.levels), key=level_rank)
         if missing:
+            what = "--fail-on or --limit" if self.policy.limits else "--fail-on"
             raise UsageError(
-                f"--fail-on names {', '.join(missing)}, which does not run (--levels {','.join(self.levels)}); "
-                f"add it to --levels or drop it from --fail-on"
+                f"{what} names {', '.join(missing)}, which does not run (--levels {','.join(self.levels)}); "
+                f"add it to --levels or drop it from {what}"
             )
         # Keep the canonical order so reports do not depend on how levels were typed.
         object.__setattr__(self, "levels", tuple(lv for lv in LEVELS if lv in self.levels))
@@ -302,9 +396,15 @@ BOOL = Setting(lambda v: isinstance(v, bool), "true or false, without quotes")
 INT = Setting(_is_int, "a whole number, without quotes")
 NUMBER = Setting(lambda v: _is_int(v) or isinstance(v, float), "a number, without quotes, such as 0.6")
 ON_ERROR = Setting(lambda v: v in ("fail", "skip"), '"fail" or "skip"')
+ENGINE = Setting(lambda v: v in ("local", "ray"), '"local" or "ray"')
+ANNOTATIONS = Setting(lambda v: v in ("github", "none"), '"github" or "none"')
+LIMITS = Setting(lambda v: isinstance(v, dict), 'a table such as { "target:near" = "0.5%", prompt = 0 }')
+ALLOW = Setting(lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+                'a list of tables such as [{ eval_id = "42", reason = "..." }] ([[tool.leakcheck.allow]] entries)')
 
-#: Every key ``[tool.leakcheck]`` may hold, with its type. Each is the command-line option of
-#: the same name (``--fail-on`` for ``fail_on``), which wins over it.
+#: Every key ``[tool.leakcheck]`` (or a ``leakcheck.toml``) may hold, with its type. Each is the
+#: command-line option of the same name (``--fail-on`` for ``fail_on``, ``--limit`` for
+#: ``limits``), which wins over it; ``allow`` entries add to those of ``--allowlist``.
 SETTINGS: dict[str, Setting] = {
     "levels": ITEMS, "fail_on": ITEMS,
     "prompt_field": TEXT, "target_field": TEXT, "id_field": TEXT, "group_field": TEXT,
@@ -312,6 +412,9 @@ SETTINGS: dict[str, Setting] = {
     "on_error": ON_ERROR, "allow_partial": BOOL,
     "short_target_chars": INT, "max_target_hits": INT, "shingle": INT, "num_perm": INT, "ngram": INT,
     "near_threshold": NUMBER, "contained_threshold": NUMBER, "template_share": NUMBER, "lsh_fp_weight": NUMBER,
+    "jobs": INT, "engine": ENGINE, "ray_address": TEXT, "examples": INT,
+    "annotations": ANNOTATIONS, "step_summary": BOOL,
+    "limits": LIMITS, "baseline": TEXT, "allowlist": TEXT, "allow": ALLOW,
 }
 
 _TOML_TYPE = {bool: "boolean", int: "number", float: "number", str: "string", list: "list", dict: "table"}
@@ -323,42 +426,125 @@ def _shown(value: Any) -> str:
     return f"the {_TOML_TYPE.get(type(value), type(value).__name__)} {text if len(text) <= 60 else text[:59] + '…'}"
 
 
-def check_settings(conf: Any, where: str = "[tool.leakcheck]") -> dict[str, Any]:
-    """``conf`` if every key is known and every value has its key's type (see :data:`SETTINGS`), else a :class:`UsageError`.
+def unknown_key(key: str, where: str) -> str:
+    """The warning for a key that is not a setting, with the closest valid key.
+
+    >>> unknown_key("fail-on", "leakcheck.toml")
+    "leakcheck.toml: unknown key 'fail-on' ignored; did you mean 'fail_on'?"
+    """
+    close = difflib.get_close_matches(key.replace("-", "_"), SETTINGS, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(sorted(SETTINGS))}"
+    if key == "tool":
+        hint = "a leakcheck.toml holds its keys at the top level, without [tool.leakcheck]"
+    return f"{where}: unknown key {key!r} ignored; {hint}"
+
+
+def check_settings(conf: Any, where: str = "[tool.leakcheck]", warnings: list[str] | None = None) -> dict[str, Any]:
+    """The known settings of ``conf``, each value checked against its key's type (see :data:`SETTINGS`).
+
+    A bad value is a :class:`UsageError`; an unknown key is left out with a warning appended
+    to ``warnings`` (a typo must not stop CI, but must not pass unseen either).
 
     >>> check_settings({"allow_partial": "false"}, "pyproject.toml [tool.leakcheck]")
     Traceback (most recent call last):
     ...
     leakcheck.errors.UsageError: pyproject.toml [tool.leakcheck]: allow_partial must be true or false, without quotes, not the string "false"
+    >>> seen: list[str] = []
+    >>> check_settings({"level": "exact"}, "leakcheck.toml", seen), seen
+    ({}, ["leakcheck.toml: unknown key 'level' ignored; did you mean 'levels'?"])
     """
     if not isinstance(conf, dict):
         raise UsageError(f"{where} must be a table of settings (key = value lines), not {_shown(conf)}")
+    out = {}
     for key, value in conf.items():
         setting = SETTINGS.get(key)
         if setting is None:
-            raise UsageError(f"{where}: unknown key {key!r}; known keys: {', '.join(sorted(SETTINGS))}")
+            if warnings is not None:
+                warnings.append(unknown_key(key, where))
+            continue
         if not setting.check(value):
             raise UsageError(f"{where}: {key} must be {setting.expect}, not {_shown(value)}")
-    return dict(conf)
+        out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """The settings of one configuration file (none found: ``path`` is ``None``) and its warnings."""
+
+    path: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    #: How messages name the settings: ``/repo/pyproject.toml [tool.leakcheck]``.
+    where: str = ""
+
+    def resolve(self, value: str) -> str:
+        """A path from the file, relative to the file's folder (like ruff and black)."""
+        if self.path is None or os.path.isabs(value):
+            return value
+        return os.path.join(os.path.dirname(self.path), value)
+
+
+def _read_toml(p: str) -> dict[str, Any]:
+    try:
+        with open(p, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise UsageError(f"--config {p}: no such file; name a leakcheck.toml or a pyproject.toml") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{p}: invalid TOML ({exc}); fix the file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{p}: cannot be read ({getattr(exc, 'strerror', None) or exc}); fix the file or pass --config") from None
+
+
+def _section(p: str, data: dict[str, Any]) -> tuple[Any, str] | None:
+    """The leakcheck table of a file and how to name it, or ``None`` for a pyproject.toml without one."""
+    if os.path.basename(p) != "pyproject.toml":
+        return data, p
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict) or "leakcheck" not in tool:
+        return None
+    return tool["leakcheck"], f"{p} [tool.leakcheck]"
+
+
+def load_config(explicit: str | os.PathLike | None = None, start: str | os.PathLike | None = None) -> LoadedConfig:
+    """Find, read and check the configuration, the way ruff and black do.
+
+    ``explicit`` (``--config``) wins; else the nearest folder at or above ``start`` (default:
+    the current folder) holding a ``leakcheck.toml`` (its keys at the top level) or a
+    ``pyproject.toml`` with a ``[tool.leakcheck]`` table; in one folder ``leakcheck.toml``
+    wins. A ``pyproject.toml`` without the table is passed over.
+    """
+    if explicit is not None:
+        p = os.path.abspath(explicit)
+        found = _section(p, _read_toml(p))
+        conf, where = found if found is not None else ({}, f"{p} [tool.leakcheck]")
+        return _loaded(p, conf, where)
+    d = os.path.abspath(start or os.getcwd())
+    while True:
+        for name in ("leakcheck.toml", "pyproject.toml"):
+            p = os.path.join(d, name)
+            if os.path.isfile(p):
+                found = _section(p, _read_toml(p))
+                if found is not None:
+                    return _loaded(p, *found)
+        parent = os.path.dirname(d)
+        if parent == d:
+            return LoadedConfig()
+        d = parent
+
+
+def _loaded(path: str, conf: Any, where: str) -> LoadedConfig:
+    warnings: list[str] = []
+    settings = check_settings(conf, where, warnings)
+    for item, value in settings.get("limits", {}).items():  # a bad limit names the file, not only the key
+        Limit.parse(item, value, f"{where}: limits")
+    return LoadedConfig(path, settings, tuple(warnings), where)
 
 
 def load_pyproject(start: str | os.PathLike | None = None) -> dict[str, Any]:
-    """Read and check ``[tool.leakcheck]`` of the nearest ``pyproject.toml`` at or above ``start``."""
-    d = os.path.abspath(start or os.getcwd())
-    while True:
-        p = os.path.join(d, "pyproject.toml")
-        if os.path.isfile(p):
-            try:
-                with open(p, "rb") as fh:
-                    data = tomllib.load(fh)
-            except tomllib.TOMLDecodeError as exc:
-                raise UsageError(f"{p}: invalid TOML ({exc}); fix the file") from None
-            tool = data.get("tool", {})
-            return check_settings(tool.get("leakcheck", {}) if isinstance(tool, dict) else {}, f"{p} [tool.leakcheck]")
-        parent = os.path.dirname(d)
-        if parent == d:
-            return {}
-        d = parent
+    """The checked settings of the configuration :func:`load_config` finds from ``start``."""
+    return load_config(start=start).settings
 
 
 CONFIG_KEYS = {f.name for f in fields(ScanConfig)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -76,6 +77,10 @@ class Finding:
         target_kind = "target_in_prompt" if d.get("target_in") == "prompt" else "target"
         return (("pair", self.level), ("prompt", d["prompt_level"]), (target_kind, d["target_level"]))
 
+    def key(self) -> tuple[str | None, str, str, str, str]:
+        """What names this finding whatever the rows: eval set, both fingerprints, kind and level."""
+        return (self.eval_set, self.eval_fingerprint, self.train_fingerprint, self.kind, self.level)
+
     def sort_key(self) -> tuple:
         return (self.eval_row, KINDS.index(self.kind), LEVELS.index(self.level), self.train_row)
 
@@ -89,6 +94,68 @@ class Finding:
             if d[k] is None:
                 del d[k]
         return _indexes_out(d)
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """A finding that a baseline entry or an allowlist entry accepts: listed in reports, never gated."""
+
+    eval_set: str | None
+    eval_fingerprint: str
+    train_fingerprint: str
+    kind: str
+    level: str
+    by: str  # "baseline" or "allowlist"
+    reason: str = ""
+
+    def key(self) -> tuple[str | None, str, str, str, str]:
+        return (self.eval_set, self.eval_fingerprint, self.train_fingerprint, self.kind, self.level)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineEntry:
+    """One accepted finding of a baseline file, named by content (never by row number)."""
+
+    eval_set: str | None
+    eval_id: str  # for the people reviewing the file; matching ignores it
+    eval_fingerprint: str
+    train_fingerprint: str
+    kind: str
+    level: str
+    snippet: str = ""
+    #: What the finding proved, ``kind:level`` each (a pair: its prompt's and target's levels too).
+    evidence: tuple[str, ...] = ()
+
+    def proved(self) -> dict[str, int]:
+        """Strongest level rank proved per kind."""
+        out: dict[str, int] = {}
+        for item in self.evidence or (f"{self.kind}:{self.level}",):
+            k, _, lv = item.partition(":")
+            out[k] = min(out.get(k, len(LEVELS)), LEVELS.index(lv))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"eval_set": self.eval_set, "eval_id": self.eval_id, "eval_fingerprint": self.eval_fingerprint,
+                "train_fingerprint": self.train_fingerprint, "kind": self.kind, "level": self.level, "snippet": self.snippet,
+                "evidence": list(self.evidence)}
+
+
+@dataclass(frozen=True)
+class BaselineUse:
+    """How a scan compared with a baseline file: findings it accepted, and its entries no finding matched (gone)."""
+
+    path: str
+    baselined: int
+    #: Findings no baseline entry matched (an allowlist may still accept them).
+    new: int
+    gone: tuple[BaselineEntry, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.path, "baselined": self.baselined, "new": self.new, "gone": len(self.gone),
+                "gone_entries": [e.to_dict() for e in self.gone]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +281,27 @@ class ScanResult:
     created_at: str = ""
     #: The gate the scan was configured with; what :meth:`summary` counts as contaminated.
     policy: Policy = field(default_factory=Policy)
+    #: Findings a baseline or allowlist accepts (see :mod:`leakcheck.baseline`): never gated.
+    accepted: tuple[Accepted, ...] = ()
+    baseline: BaselineUse | None = None
+    #: Allowlist entries for this eval set that matched none of its findings (stale), as text.
+    allow_unused: tuple[str, ...] = ()
+    #: The configuration file the scan's settings came from, if any.
+    config_file: str | None = None
+
+    @functools.cached_property
+    def _acceptance(self) -> dict[tuple[str | None, str, str, str, str], Accepted]:
+        out: dict[tuple[str | None, str, str, str, str], Accepted] = {}
+        for a in sorted(self.accepted, key=lambda a: a.by != "allowlist"):  # the allowlist's reason first
+            out.setdefault(a.key(), a)
+        return out
+
+    def acceptance(self, f: Finding) -> Accepted | None:
+        """The baseline or allowlist entry that accepts ``f``, if any (the allowlist's reason first)."""
+        return self._acceptance.get(f.key()) if self.accepted else None
+
+    def is_accepted(self, f: Finding) -> bool:
+        return bool(self.accepted) and f.key() in self._acceptance
 
     @property
     def contaminated_rows(self) -> frozenset[int]:
@@ -223,7 +311,7 @@ class ScanResult:
     def gated(self, policy: Policy | None = None) -> tuple[Finding, ...]:
         """The findings ``policy`` (default: the scan's) fails on."""
         p = policy or self.policy
-        return tuple(f for f in self.findings if any(p.gates(k, lv) for k, lv in f.evidence()))
+        return tuple(f for f in self.findings if not self.is_accepted(f) and any(p.gates(k, lv) for k, lv in f.evidence()))
 
     def gated_rows(self, policy: Policy | None = None) -> frozenset[int]:
         return frozenset(f.eval_row for f in self.gated(policy))

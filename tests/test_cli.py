@@ -104,7 +104,7 @@ def test_pyproject_config_is_read(files, monkeypatch):
     assert run("scan", "train.jsonl", "eval.jsonl", "--fail-on", "exact").exit_code == 1
     (files["dir"] / "pyproject.toml").write_text('[tool.leakcheck]\nlevel = "exact"\n')
     res = run("scan", "train.jsonl", "eval.jsonl")
-    assert res.exit_code == 2 and "unknown key 'level'" in res.output
+    assert res.exit_code == 1 and "unknown key 'level' ignored; did you mean 'levels'?" in res.output  # a warning since issue 10
 
 
 def test_near_and_contained_knobs_reach_the_report(files):

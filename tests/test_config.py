@@ -72,18 +72,22 @@ def test_every_key_is_typed_and_accepted_with_its_type(project):
             "group_field": "conv", "train_prompt_field": "question", "train_target_field": "answer",
             "eval_prompt_field": "question", "eval_target_field": "answer", "on_error": "skip", "allow_partial": True,
             "short_target_chars": 5, "max_target_hits": 3, "shingle": 2, "num_perm": 64, "ngram": 8,
-            "near_threshold": 0.7, "contained_threshold": 1, "template_share": 0.5, "lsh_fp_weight": 0.1}
+            "near_threshold": 0.7, "contained_threshold": 1, "template_share": 0.5, "lsh_fp_weight": 0.1,
+            "jobs": 1, "engine": "local", "ray_address": "auto", "examples": 3, "limits": {"target:exact": "0.5%"},
+            "baseline": "leakcheck-baseline.json", "allowlist": "allow.toml", "allow": [{"eval_id": "e1", "reason": "accepted"}],
+            "annotations": "github", "step_summary": False}
     assert set(good) == set(SETTINGS)
     assert check_settings(good) == good
-    cfg = build_config({}, good)
+    cfg = build_config({}, {**good, "fail_on": "pair"})
     assert (cfg.allow_partial, cfg.on_error, cfg.contained.threshold, cfg.near.num_perm) == (True, "skip", 1.0, 64)
 
 
-def test_unknown_key_and_a_non_table(project):
+def test_unknown_key_warns_and_a_non_table_is_exit_2(project):
+    """Issue 10 turned an unknown key from an error into a warning that suggests the closest key (see test_policy.py)."""
     (project / "pyproject.toml").write_text('[tool.leakcheck]\nlevel = "exact"\n')
     res = run("scan", "train.jsonl", "eval.jsonl")
-    assert res.exit_code == 2 and res.output.startswith(
-        f"leakcheck: error: {project / 'pyproject.toml'} [tool.leakcheck]: unknown key 'level'; known keys: allow_partial, ")
+    assert res.exit_code == 1 and res.output.startswith(
+        f"leakcheck: warning: {project / 'pyproject.toml'} [tool.leakcheck]: unknown key 'level' ignored; did you mean 'levels'?\n")
     (project / "pyproject.toml").write_text('[tool]\nleakcheck = "exact"\n')
     res = run("scan", "train.jsonl", "eval.jsonl")
     assert res.exit_code == 2 and res.output == (

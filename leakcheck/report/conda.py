@@ -16,6 +16,8 @@ openai/gsm8k;main;my-org/sft-mix;corpus;;;25.0;data-based;https://example.org/re
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import re
 
@@ -51,6 +53,7 @@ def conda_rows(result: ScanResult, evaluation_dataset: str, contaminated_source:
         raise UsageError(f"conda: the contaminated source is a corpus or a model, not {source_type!r}")
     if not evaluation_dataset or not contaminated_source:
         raise UsageError("conda: name the evaluation dataset and the contaminated source (e.g. their Hub ids)")
+    result = dataclasses.replace(result, accepted=(), baseline=None)  # accepted in CI is still contamination to the database
     if by_subset:
         subs = content.subset_rows(result)
         if not subs:

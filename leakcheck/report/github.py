@@ -69,9 +69,9 @@ def repo_path(path: str, root: str | None = None) -> str:
     return os.path.relpath(full, base).replace(os.sep, "/")
 
 
-def is_gated(f: Finding, policy: Policy) -> bool:
-    """Whether the gate fails on ``f`` (what :meth:`ScanResult.gated` keeps)."""
-    return any(policy.gates(k, lv) for k, lv in f.evidence())
+def is_gated(f: Finding, policy: Policy, accepted: bool = False) -> bool:
+    """Whether the gate fails on ``f`` (what :meth:`ScanResult.gated` keeps): never when a baseline or allowlist accepts it."""
+    return not accepted and any(policy.gates(k, lv) for k, lv in f.evidence())
 
 
 def describe(f: Finding) -> str:
@@ -100,10 +100,13 @@ def annotation(f: Finding, policy: Policy, root: str | None = None) -> str:
 def notice(name: str, result: ScanResult, policy: Policy) -> str:
     """The ``::notice`` line with one eval set's totals (GitHub shows only a few annotations of each type per step)."""
     s = result.summary(policy)
-    gated = sum(is_gated(f, policy) for f in result.findings)
+    accepted = sum(result.is_accepted(f) for f in result.findings)
+    gated = sum(is_gated(f, policy, result.is_accepted(f)) for f in result.findings)
     state = {0: "no leakage at a gated level", 1: "leakage found", 3: "partial scan, rows were skipped"}[exit_code(result, policy)]
     msg = (f"{state}: {s['contaminated']['count']} of {s['eval_records']} eval records ({s['contaminated']['percent']}%) occur in train; "
-           f"{gated} gated findings (::error), {len(result.findings) - gated} not gated (::warning)")
+           f"{gated} gated findings (::error), {len(result.findings) - gated - accepted} not gated (::warning)")
+    if accepted:
+        msg += f"; {accepted} accepted by the baseline or allowlist (not annotated)"
     chance = sum(c.level in result.levels for c in result.chance) if policy.chance else 0
     if chance:  # no train line to point at: counted here so a failing gate never looks unexplained
         msg += f"; {chance} chance target matches gated (--fail-on chance), listed in the report"
@@ -113,8 +116,12 @@ def notice(name: str, result: ScanResult, policy: Policy) -> str:
 
 
 def annotation_lines(results: Mapping[str, ScanResult], policy: Policy, root: str | None = None) -> list[str]:
-    """Every finding's annotation, then one ``::notice`` per eval set; chance matches, near misses and siblings are not annotated."""
-    lines = [annotation(f, policy, root) for r in results.values() for f in r.findings]
+    """Every finding's annotation, then one ``::notice`` per eval set.
+
+    Chance matches, near misses and siblings are not annotated; nor are findings a baseline or
+    allowlist accepts (a gate that is quiet when nothing changed): the notice counts them.
+    """
+    lines = [annotation(f, policy, root) for r in results.values() for f in r.findings if not r.is_accepted(f)]
     return lines + [notice(name, r, policy) for name, r in results.items()]
 
 

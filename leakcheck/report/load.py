@@ -19,9 +19,9 @@ import json
 import os
 from typing import Any
 
-from ..config import KINDS, LEVELS, Policy
+from ..config import KINDS, LEVELS, Limit, Policy
 from ..errors import InputError, UsageError
-from ..result import ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow, UnreadFile, indexes_in
+from ..result import Accepted, BaselineEntry, BaselineUse, ChanceMatch, EvalDuplicate, Finding, InputInfo, ScanResult, SkippedRow, UnreadFile, indexes_in
 from .json import SCHEMA_VERSION
 
 
@@ -120,7 +120,25 @@ def from_dict(d: dict[str, Any]) -> ScanResult:
         siblings=tuple(Finding(**indexes_in(f)) for f in d.get("siblings", ())),
         notes=tuple(d.get("notes", ())),
         created_at=d.get("created_at", ""),
+        accepted=tuple(Accepted(**a) for a in d.get("gate", {}).get("accepted", ())),
+        baseline=_baseline(d.get("gate", {}).get("baseline")),
+        allow_unused=tuple(d.get("gate", {}).get("allowlist_unused", ())),
+        config_file=d.get("config_file"),
     )
+
+
+def _baseline(b: dict[str, Any] | None) -> BaselineUse | None:
+    if b is None:
+        return None
+    return BaselineUse(b["file"], b["baselined"], b["new"], tuple(BaselineEntry(**{**e, "evidence": tuple(e.get("evidence", ()))})
+                                                             for e in b["gone_entries"]))
+
+
+def _policy(gate: dict[str, Any]) -> Policy:
+    """The gate policy a report was written with, its limits included."""
+    p = Policy.parse(gate["policy"])
+    limits = tuple(Limit.parse(c["limit"]) for c in gate.get("limits", ()))
+    return dataclasses.replace(p, limits=limits) if limits else p
 
 
 def load_report(path: str | os.PathLike) -> tuple[ScanResult, Policy]:
@@ -150,7 +168,7 @@ def load_report(path: str | os.PathLike) -> tuple[ScanResult, Policy]:
                if _is_int(v) and v < SCHEMA_VERSION else "render it with the leakcheck version that wrote it, or upgrade leakcheck")
         raise InputError(p, None, f"report schema version {v!r} is not {SCHEMA_VERSION}", fix)
     try:
-        policy = Policy.parse(d["gate"]["policy"])
+        policy = _policy(d["gate"])
         result = dataclasses.replace(from_dict(d), policy=policy)
     except (KeyError, TypeError, ValueError, AttributeError, UsageError) as exc:
         raise InputError(p, None, f"malformed leakcheck JSON report ({type(exc).__name__}: {exc})",

@@ -29,7 +29,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..config import KINDS, LEVELS, Policy
 from ..gate import exit_code
-from ..result import Finding, ScanResult
+from ..result import Accepted, Finding, ScanResult
 from . import content
 from ._atomic import write_atomic
 from .github import describe, is_gated
@@ -78,9 +78,9 @@ def _rules(policy: Policy, levels: tuple[str, ...]) -> list[dict[str, Any]]:
     return out
 
 
-def result_level(f: Finding, policy: Policy) -> str:
+def result_level(f: Finding, policy: Policy, accepted: bool = False) -> str:
     """``error`` when gated; otherwise ``warning`` at exact/normalized, ``note`` at near/contained."""
-    if is_gated(f, policy):
+    if is_gated(f, policy, accepted):
         return "error"
     return "warning" if f.level in _STRONG else "note"
 
@@ -111,9 +111,12 @@ def _properties(f: Finding) -> dict[str, Any]:
     return {k: v for k, v in props.items() if v is not None}
 
 
-def _result(f: Finding, policy: Policy, root: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"ruleId": f.kind, "ruleIndex": KINDS.index(f.kind), "level": result_level(f, policy),
+def _result(f: Finding, policy: Policy, root: str, accepted: Accepted | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"ruleId": f.kind, "ruleIndex": KINDS.index(f.kind), "level": result_level(f, policy, accepted is not None),
                            "message": {"text": describe(f)}}
+    if accepted is not None:  # SARIF's own word for a finding someone reviewed and accepted
+        why = accepted.reason or "in the baseline"
+        out["suppressions"] = [{"kind": "external", "status": "accepted", "justification": f"{accepted.by}: {why}"}]
     if f.train_file:
         out["locations"] = [_location(f, root)]
     out["partialFingerprints"] = {FINGERPRINT_KEY: f"{f.eval_set or ''}:{f.kind}:{f.eval_fingerprint}:{f.train_fingerprint}"}
@@ -125,11 +128,11 @@ def _order(f: Finding) -> tuple:
     return (f.eval_set or "", f.train_file or "", f.train_line or 0, f.eval_row, KINDS.index(f.kind), LEVELS.index(f.level))
 
 
-def _kept(findings: list[Finding], policy: Policy) -> list[Finding]:
+def _kept(findings: list[Finding], policy: Policy, accepted: Mapping[tuple, Accepted]) -> list[Finding]:
     """At most :data:`MAX_RESULTS` findings, errors first, then warnings, then notes; in ``findings``' order."""
     if len(findings) <= MAX_RESULTS:
         return findings
-    rank = sorted(range(len(findings)), key=lambda i: (_LEVEL_RANK[result_level(findings[i], policy)], i))
+    rank = sorted(range(len(findings)), key=lambda i: (_LEVEL_RANK[result_level(findings[i], policy, findings[i].key() in accepted)], i))
     return [findings[i] for i in sorted(rank[:MAX_RESULTS])]
 
 
@@ -169,7 +172,8 @@ def to_sarif(results: Mapping[str, ScanResult], policy: Policy, root: str | None
     """The SARIF log of one scan (every eval set); ``root`` (default ``GITHUB_WORKSPACE``, else the current folder) is ``%SRCROOT%``."""
     base = os.path.abspath(root or os.environ.get("GITHUB_WORKSPACE") or os.getcwd())
     levels = tuple(dict.fromkeys(lv for r in results.values() for lv in r.levels))
-    findings = _kept(sorted((f for r in results.values() for f in r.findings), key=_order), policy)
+    accepted = {f.key(): a for r in results.values() for f in r.findings if (a := r.acceptance(f)) is not None}
+    findings = _kept(sorted((f for r in results.values() for f in r.findings), key=_order), policy, accepted)
     left_out = sum(len(r.findings) for r in results.values()) - len(findings)
     sets = {name: {"exit_code": exit_code(r, policy), "eval_records": r.eval.records,
                    "contaminated": r.summary(policy)["contaminated"]["count"], "eval": r.eval.path, "train": r.train.path}
@@ -177,7 +181,7 @@ def to_sarif(results: Mapping[str, ScanResult], policy: Policy, root: str | None
     run = {
         "tool": {"driver": _driver(policy, levels)},
         "originalUriBaseIds": {SRCROOT: {"uri": _folder_uri(base)}},
-        "results": [_result(f, policy, base) for f in findings],
+        "results": [_result(f, policy, base, accepted.get(f.key())) for f in findings],
         "columnKind": "unicodeCodePoints",
         "properties": {"fail_on": policy.spec(), "levels": list(levels), "eval_sets": sets, "results_left_out": left_out},
     }

@@ -6,7 +6,7 @@ import re
 
 from ..config import KINDS
 from ..result import ScanResult
-from ..gate import CLEAN, LEAK, PARTIAL
+from ..gate import CLEAN, LEAK, PARTIAL, limit_checks
 from .content import field_levels
 from ._atomic import stream_of
 
@@ -22,6 +22,22 @@ def safe(text: object) -> str:
     'id\\x1b[2J\\u202e\\ud800 ok'
     """
     return _UNSAFE.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), str(text))
+
+
+def acceptance_lines(result: ScanResult) -> list[str]:
+    """The configuration file, the limits, the baseline and the allowlist, as the gate used them."""
+    lines = [f"config: {safe(result.config_file)}"] if result.config_file else []
+    lines += [c.text() for c in limit_checks(result, result.policy)]
+    if result.baseline is not None:
+        b = result.baseline
+        lines.append(f"baseline {safe(b.path)}: {b.baselined} baselined, {b.new} new, {len(b.gone)} gone (fixed)")
+        lines += [f"  gone: eval {safe(e.eval_id)}  {e.kind}/{e.level}  {safe(e.snippet[:70])}" for e in b.gone[:5]]
+    allowed = [(f, a) for f in result.findings if (a := result.acceptance(f)) is not None and a.by == "allowlist"]
+    if allowed:
+        lines.append(f"allowed by the allowlist (not gated): {len(allowed)} findings")
+        lines += [f"  eval {safe(f.eval_id)} ~ train {safe(f.train_id)}  {f.kind}/{f.level}  reason: {safe(a.reason)}" for f, a in allowed[:5]]
+    lines += [f"allowlist entry {safe(u)} matched no finding of this eval set" for u in result.allow_unused]
+    return lines
 
 
 def render(result: ScanResult, code: int, examples: int = 5, json_path: str | None = None) -> str:
@@ -45,7 +61,8 @@ def render(result: ScanResult, code: int, examples: int = 5, json_path: str | No
     c, ng = s["contaminated"], s["not_gated"]
     lines.append(f"{'gated' if ng['count'] else 'any':<18}{c['count']:>13}{c['percent']:>8.2f}")
     if ng["count"]:
-        lines.append(f"not gated by --fail-on (information only): {ng['count']} eval records")
+        by = "--fail-on, the baseline or the allowlist" if result.accepted else "--fail-on"
+        lines.append(f"not gated by {by} (information only): {ng['count']} eval records")
     if s["siblings"]["count"]:
         lines.append(f"sibling tasks (targets disagree; not gated): {s['siblings']['count']} eval records")
     if s["chance_target_matches"]["count"]:
@@ -57,14 +74,16 @@ def render(result: ScanResult, code: int, examples: int = 5, json_path: str | No
             lines.append(f"skipped in {safe(side.path)}: " + ", ".join(f"{safe(k)} {v}" for k, v in sorted(side.skipped.items())))
     for n in result.notes:
         lines.append(f"note: {safe(n if len(n) <= 150 else n[:149] + '…')}")
-    if result.findings:
+    lines += acceptance_lines(result)
+    open_findings = [f for f in result.findings if not result.is_accepted(f)]
+    if open_findings:
         lines += ["", "worst leaks:"]
-        worst = sorted(result.findings, key=lambda f: (KINDS.index(f.kind), -f.score, f.eval_row))[:examples]
+        worst = sorted(open_findings, key=lambda f: (KINDS.index(f.kind), -f.score, f.eval_row))[:examples]
         for f in worst:
             fl = field_levels(f)
             lines.append(f"  eval {safe(f.eval_id)} ~ train {safe(f.train_id)}  {f.kind}/{f.level} {f.score:.2f}"
                          f"{f' ({fl})' if fl else ''}  {safe(f.eval_snippet[:70])}")
-        more = len(result.findings) - len(worst)
+        more = len(open_findings) - len(worst)
         if more:
             if json_path is None:
                 lines.append(f"  and {more} more finding{'s' * (more != 1)} (--json FILE lists them all)")

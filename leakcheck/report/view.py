@@ -23,6 +23,7 @@ from ..gate import CLEAN, LEAK, exit_code
 from ..result import ScanResult
 from . import content
 from .content import Rich, Table, code
+from .terminal import acceptance_lines
 
 #: The cell of one text column of the findings tables may wrap anywhere (HTML).
 _TEXT_COLS = frozenset({5, 6})
@@ -73,6 +74,8 @@ def _cut(t: TableView, total: int, what: str, limit: int, json_report: bool) -> 
 
 
 def _findings(result: ScanResult, limit: int, json_report: bool) -> Section:
+    if result.accepted:  # accepted findings have their own section below
+        result = dataclasses.replace(result, findings=tuple(f for f in result.findings if not result.is_accepted(f)))
     if not result.findings:
         return Section("Leaks", intro=(Rich("None."),))
     shown = result.findings[:limit]
@@ -80,9 +83,21 @@ def _findings(result: ScanResult, limit: int, json_report: bool) -> Section:
     return Section("Leaks", table=_cut(t, len(result.findings), "findings", limit, json_report))
 
 
+def _accepted(result: ScanResult, limit: int, json_report: bool) -> list[Section]:
+    """The findings a baseline or the allowlist accepted, with who accepted them and why."""
+    acc = [(f, a) for f in result.findings if (a := result.acceptance(f)) is not None]
+    if not acc:
+        return []
+    rows = tuple((f.eval_id, f.train_id, Rich(code(f.kind)), f.level, a.by, a.reason or "recorded in the baseline", f.eval_snippet)
+                 for f, a in acc[:limit])
+    t = Table(("eval id", "train id", "kind", "level", "accepted by", "reason", "eval text"), rows, data_cols=frozenset({0, 1, 5, 6}))
+    tv = TableView("accepted", t, True, tuple(f.kind for f, _ in acc[:limit]), frozenset({6}))
+    return [Section("Accepted findings (baseline and allowlist; not gated)", table=_cut(tv, len(acc), "accepted findings", limit, json_report))]
+
+
 def _listed(result: ScanResult, limit: int, json_report: bool) -> list[Section]:
     """The sections under the leaks, each only when it has rows."""
-    out = []
+    out = _accepted(result, limit, json_report)
     if result.near_misses:
         t = TableView("near-misses", content.findings_table(result, limit, near_misses=True), True, text_cols=_TEXT_COLS)
         out.append(Section(content.NEAR_MISS_TITLE, (Rich(content.near_miss_text(result)),),
@@ -130,6 +145,7 @@ def view(result: ScanResult, policy: Policy | None = None, json_report: bool = F
     sections = [
         Section("What was compared", items=(content.side_line(result.eval, "eval"), content.side_line(result.train, "train"))),
         Section("How", items=tuple(content.method_lines(result, policy))),
+        *([Section("Configuration, limits, baseline and allowlist", items=tuple(lines))] if (lines := acceptance_lines(result)) else []),
         *_tables(result),
         *([Section("Notes", items=tuple(result.notes))] if result.notes else []),
         _findings(result, max_rows, json_report),

@@ -331,6 +331,8 @@ def eval_items(result: ScanResult, path: str | None = None) -> EvalItems:
     if "::" not in where and not os.path.exists(where) and info.hub is None:
         raise UsageError(f"the report's eval input {where} is not there; pass --eval PATH, the eval data that was scanned")
     fields = Fields(**{k: info.fields.get(k) for k in ("prompt", "target", "id", "group")})
+    if fields.prompt is not None and fields.target is None:  # read without a target: detection must not find one now
+        fields = dataclasses.replace(fields, target="none")
     recs, read = load_records(where, fields, "skip" if info.skipped else "fail", "eval")
     if read.records != info.records:
         raise InputError(where, None, f"{read.records} eval records, but the report counted {info.records}",

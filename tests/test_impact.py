@@ -274,3 +274,15 @@ def test_moved_eval_data_is_named_and_found_with_eval(tmp_path):
     assert res.output == f"leakcheck: error: the report's eval input {ev} is not there; pass --eval PATH, the eval data that was scanned\n"
     res = run("impact", leaks, "--scores", KNOWN / "scores.jsonl", "--eval", KNOWN / "eval.jsonl")
     assert res.exit_code == 0 and "pair         10  0.8000" in res.output
+
+
+@pytest.mark.parametrize("fields, clean", [
+    (("--target-field", "none"), (14, round(8 / 14, 6), 15)),  # no target compared: the 2 target-only leaks are clean
+    (("--prompt-field", "answer", "--target-field", "question"), (12, 0.5, 17)),
+])
+def test_eval_read_again_with_the_fields_of_the_scan(tmp_path, fields, clean):
+    """The eval ids are read with the fields the report names, so the fingerprints of the findings match."""
+    leaks = tmp_path / "leaks.json"
+    assert run("scan", KNOWN / "train.jsonl", KNOWN / "eval.jsonl", "--levels", "exact", *fields, "--json", leaks, "-q").exit_code == 1
+    r = rows(impact_json(tmp_path, leaks, "--scores", KNOWN / "scores.jsonl"))
+    assert (r["clean"]["n"], r["clean"]["mean"], r["leaked"]["n"]) == clean

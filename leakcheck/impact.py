@@ -132,6 +132,8 @@ class Impact:
     #: Eval records left out because they had no score (with ``allow_missing``), by subset; and extra scores ignored.
     missing: dict[str, int] = field(default_factory=dict)
     extra: int = 0
+    #: What the reader must know to trust ``clean``, e.g. train rows the scan skipped.
+    notes: tuple[str, ...] = ()
 
     def analysis(self, quantity: str) -> Analysis:
         return next(a for a in self.analyses if a.quantity == quantity)
@@ -501,7 +503,15 @@ def compute(result: ScanResult, report: str, scores: Scores, baseline: Scores | 
     return Impact(report=report, report_eval=result.eval.path, report_created_at=result.created_at, eval_path=items.path,
                   eval_records=len(items.rows), metric=scores.metric, scores=scores.path,
                   baseline_scores=baseline.path if baseline else None, policy=tuple(result.policy.spec()), method=method,
-                  analyses=tuple(analyses), missing=missing, extra=extra)
+                  analyses=tuple(analyses), missing=missing, extra=extra, notes=_notes(result))
+
+
+def _notes(result: ScanResult) -> tuple[str, ...]:
+    """Partial scans: records called clean were compared with only part of train."""
+    skipped = sum(result.train.skipped.values())
+    if not skipped:
+        return ()
+    return (f"the scan skipped {skipped:,} train rows: a clean record may have a copy in them, so clean is an upper bound on what is clean",)
 
 
 def fmt_rows(rows: Iterable[ImpactRow]) -> list[str]:

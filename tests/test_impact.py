@@ -286,3 +286,35 @@ def test_eval_read_again_with_the_fields_of_the_scan(tmp_path, fields, clean):
     assert run("scan", KNOWN / "train.jsonl", KNOWN / "eval.jsonl", "--levels", "exact", *fields, "--json", leaks, "-q").exit_code == 1
     r = rows(impact_json(tmp_path, leaks, "--scores", KNOWN / "scores.jsonl"))
     assert (r["clean"]["n"], r["clean"]["mean"], r["leaked"]["n"]) == clean
+
+
+def test_partial_scan_says_clean_is_an_upper_bound(tmp_path):
+    train = tmp_path / "train.jsonl"
+    train.write_text((KNOWN / "train.jsonl").read_text() + "{not json\n")
+    leaks, imp, md = tmp_path / "leaks.json", tmp_path / "impact.json", tmp_path / "impact.md"
+    assert run("scan", train, KNOWN / "eval.jsonl", "--levels", "exact", "--on-error", "skip", "--json", leaks, "-q").exit_code == 1
+    res = run("impact", leaks, "--scores", KNOWN / "scores.jsonl", "--json", imp, "--markdown", md)
+    note = "the scan skipped 1 train rows: a clean record may have a copy in them, so clean is an upper bound on what is clean"
+    assert res.exit_code == 0 and f"note: {note}" in res.output
+    assert json.loads(imp.read_text())["notes"] == [note] and f"Note: {note}." in md.read_text()
+
+
+def test_empty_scores_file(tmp_path, known_report):
+    p = tmp_path / "scores.jsonl"
+    p.write_text("")
+    res = run("impact", known_report, "--scores", p)
+    assert res.exit_code == 2 and res.output == f"leakcheck: error: {p}: no scores; write one {{id, metric}} record per eval record\n"
+
+
+def test_impact_json_reads_back_as_written(tmp_path, known_report):
+    from leakcheck.report.impact import to_dict
+
+    imp = tmp_path / "impact.json"
+    assert run("impact", known_report, "--scores", KNOWN / "scores.jsonl", "--baseline-scores", KNOWN / "scores.jsonl", "--json", imp, "-q").exit_code == 0
+    d = json.loads(imp.read_text())
+    assert {k: v for k, v in to_dict(load_json(str(imp))).items() if k != "leakcheck_version"} == {k: v for k, v in d.items() if k != "leakcheck_version"}
+    assert [r["mean"] for r in d["tables"]["gain"]] == [0.0] * 7 and rows(d, "gain")["pair"]["note"] == "all 10 scores are 0 (zero variance)"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**d, "tables": {"model": [{"subset": "all"}]}}))
+    res = run("card", tmp_path / "card", "--report", known_report, "--impact", bad)
+    assert res.exit_code == 2 and f"{bad}: malformed leakcheck impact file (ValueError: tables.model must be a list of rows with" in res.output

@@ -132,6 +132,7 @@ def render(impact: Impact) -> str:
     miss = _missing_text(impact)
     if miss:
         lines.append(miss + ".")
+    lines += [f"note: {n}" for n in impact.notes]
     lines.append(method_text(impact))
     return "\n".join(lines)
 
@@ -150,6 +151,8 @@ def markdown_lines(impact: Impact, level: int = 2) -> list[str]:
     miss = _missing_text(impact)
     if miss:
         out += [miss[0].upper() + miss[1:] + ".", ""]
+    for n in impact.notes:
+        out += [f"Note: {content.md_text(n)}.", ""]
     out += [method_text(impact), ""]
     return out
 
@@ -191,6 +194,7 @@ def to_dict(impact: Impact) -> dict[str, Any]:
         "method": impact.method,
         "missing": impact.missing,
         "extra_scores": impact.extra,
+        "notes": list(impact.notes),
         "headline": headline(impact),
         "tables": {a.quantity: [_row_dict(r) for r in a.rows] for a in impact.analyses},
     }
@@ -230,6 +234,7 @@ def load_json(path: str) -> Impact:
         return Impact(report=str(d["report"]), report_eval=str(d["report_eval"]), report_created_at=str(d["report_created_at"]),
                       eval_path=str(d["eval"]["path"]), eval_records=int(d["eval"]["records"]), metric=str(d["metric"]),
                       scores=str(d["scores"]), baseline_scores=d["baseline_scores"], policy=tuple(d["policy"]), method=dict(d["method"]),
-                      analyses=tuple(analyses), missing=dict(d["missing"]), extra=int(d["extra_scores"]))
+                      analyses=tuple(analyses), missing=dict(d["missing"]), extra=int(d["extra_scores"]),
+                      notes=tuple(str(n) for n in d.get("notes", [])))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(path, None, f"malformed leakcheck impact file ({type(exc).__name__}: {exc})", "write it again with leakcheck impact --json") from None

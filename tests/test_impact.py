@@ -21,7 +21,7 @@ from leakcheck.impact import diff_ci, masks, mean_ci, permutation_p, subsets
 from leakcheck.result import Finding, InputInfo, ScanResult
 from leakcheck.report.impact import load_json
 
-from .conftest import EXAMPLES, REPO, write_jsonl
+from .conftest import EXAMPLES, REPO, SHARED_DATA, needs_shared, write_jsonl
 
 KNOWN = REPO / "tests" / "fixtures" / "impact" / "known"
 SCORES = REPO / "tests" / "fixtures" / "impact"
@@ -318,3 +318,23 @@ def test_impact_json_reads_back_as_written(tmp_path, known_report):
     bad.write_text(json.dumps({**d, "tables": {"model": [{"subset": "all"}]}}))
     res = run("card", tmp_path / "card", "--report", known_report, "--impact", bad)
     assert res.exit_code == 2 and f"{bad}: malformed leakcheck impact file (ValueError: tables.model must be a list of rows with" in res.output
+
+
+@needs_shared
+def test_gsm8k_with_planted_test_items_keyed_by_eval_index(tmp_path):
+    """Real GSM8K (no ids: the eval index is the id): 100 test items planted in train, per-item scores by eval_index."""
+    test = SHARED_DATA / "gsm8k" / "test.jsonl"
+    lines = test.read_text().splitlines()
+    train = tmp_path / "train.jsonl"
+    train.write_text((SHARED_DATA / "gsm8k" / "train.jsonl").read_text() + "\n".join(lines[::13][:100]) + "\n")
+    leaks = tmp_path / "leaks.json"
+    assert run("scan", train, test, "--levels", "exact", "--json", leaks, "-q").exit_code == 1
+    acc = [float(i % 3 == 0) for i in range(len(lines))]  # a 0/1 accuracy
+    scores = write_jsonl(tmp_path / "scores.jsonl", [{"eval_index": i, "correct": a} for i, a in enumerate(acc)])
+    r = rows(impact_json(tmp_path, leaks, "--scores", scores))
+    planted = set(range(0, 1300, 13))
+    leaked_acc = [acc[i] for i in sorted(planted)]
+    clean_acc = [a for i, a in enumerate(acc) if i not in planted]
+    assert (r["all"]["n"], r["leaked"]["n"], r["pair"]["n"], r["clean"]["n"]) == (1319, 100, 100, 1219)
+    assert r["leaked"]["mean"] == round(sum(leaked_acc) / 100, 6) and r["clean"]["mean"] == round(sum(clean_acc) / 1219, 6)
+    assert r["leaked"]["diff_ci_low"] < r["leaked"]["diff_from_clean"] < r["leaked"]["diff_ci_high"]

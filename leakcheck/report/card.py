@@ -39,12 +39,12 @@ from .. import __version__
 from ..config import Policy
 from ..errors import InputError, OutputError, UsageError
 from ..result import InputInfo, ScanResult
-
-if TYPE_CHECKING:
-    from ..impact import Impact
 from . import content
 from ._atomic import write_atomic
 from .markdown import table
+
+if TYPE_CHECKING:
+    from ..impact import Impact
 
 START = "<!-- leakcheck:start -->"
 END = "<!-- leakcheck:end -->"

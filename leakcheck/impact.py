@@ -34,15 +34,17 @@ Statistics, each a pure function of the scores, the subsets and ``(seed, resampl
 - the 95% interval of a mean: percentile bootstrap, ``resamples`` resamples of the subset
   with replacement;
 - the difference from clean (``mean(subset) - mean(clean)``) with a percentile bootstrap
-  interval that resamples clean and the subset independently (clean first), and a
+  interval that resamples clean and the subset independently, from the same resamples as
+  the two means' intervals (clean's drawn first, then the subset's), and a
   two-sided permutation p-value (``2 * min(P(d* >= d), P(d* <= d))``, each ``(k + 1) /
   (permutations + 1)``, at most 1) from ``permutations`` shufflings of the pooled scores;
 - for ``all``, the difference ``mean(all) - mean(clean)`` (what the leaked records add to
   the headline) is ``n_leaked / n`` times the leaked subset's difference: its interval and
   p-value are the leaked subset's, scaled (a bootstrap stratified by clean/leaked).
 
-Every interval and p-value draws from its own ``numpy.random.default_rng(seed)``, so a row
-does not change when another subset appears. A subset under ``min_n`` records gets no
+Every subset's resamples and p-value draw from their own ``numpy.random.default_rng(seed)``
+(a leaked subset's resamples after clean's), so a row does not change when another subset
+appears. A subset under ``min_n`` records gets no
 interval and no p-value, and says so.
 
 >>> import numpy as np
@@ -211,29 +213,57 @@ def _zero_var(x: np.ndarray) -> str:
     return f"all {len(x)} scores are {_fmt(float(x[0]))} (zero variance)" if len(x) > 1 and np.ptp(x) == 0 else ""
 
 
-def _row(name: str, x: np.ndarray, clean: np.ndarray, min_n: int, seed: int, resamples: int, confidence: float) -> ImpactRow:
-    n = len(x)
+@dataclass
+class _Resampler:
+    """Clean's bootstrap means, drawn once; each subset then draws from the generator state clean left.
+
+    So the interval of a subset's mean and of its difference from clean come from the same
+    resamples, and a subset's draws do not depend on which other subsets exist.
+    """
+
+    clean: np.ndarray
+    seed: int
+    resamples: int
+    confidence: float
+
+    def __post_init__(self) -> None:
+        rng = np.random.default_rng(self.seed)
+        self.clean_means = _boot_means(self.clean, rng, self.resamples) if len(self.clean) else np.empty(0)
+        self._after_clean = rng.bit_generator.state
+
+    def means(self, x: np.ndarray) -> np.ndarray:
+        rng = np.random.default_rng(self.seed)
+        rng.bit_generator.state = self._after_clean
+        return _boot_means(x, rng, self.resamples)
+
+    def interval(self, stats: np.ndarray) -> tuple[float, float]:
+        return _interval(stats, self.confidence)
+
+
+def _row(name: str, x: np.ndarray, boot: _Resampler, min_n: int) -> ImpactRow:
+    n, clean = len(x), boot.clean
     if n == 0:
         return ImpactRow(name, 0, None, note="no records")
     mean = float(x.mean())
-    notes = [_zero_var(x)]
-    lo = hi = None
-    if n < min_n:
-        notes.insert(0, f"n={n}: too few for an interval (--min-n {min_n})")
-    else:
-        lo, hi = mean_ci(x, seed, resamples, confidence)
+    notes = [f"n={n}: too few for an interval (--min-n {min_n})" if n < min_n else "", _zero_var(x)]
+    enough = n >= min_n
     if name in ("clean", "sibling", "all") or len(clean) == 0:
         if len(clean) == 0 and name not in ("clean", "sibling", "all"):
             notes.append("no clean records to compare with")
         if name == "sibling":
             notes.append("part of clean, for information")
+        lo, hi = (None, None) if not enough else boot.interval(boot.clean_means) if name == "clean" else \
+            mean_ci(x, boot.seed, boot.resamples, boot.confidence)
         return ImpactRow(name, n, mean, lo, hi, note="; ".join(t for t in notes if t))
     diff = mean - float(clean.mean())
-    dlo = dhi = p = None
-    if n >= min_n and len(clean) >= min_n:
-        dlo, dhi = diff_ci(clean, x, seed, resamples, confidence)
-        p = permutation_p(clean, x, seed, resamples)
-    elif len(clean) < min_n:
+    lo = hi = dlo = dhi = p = None
+    if enough:
+        sub_means = boot.means(x)
+        lo, hi = boot.interval(sub_means)
+        if len(clean) >= min_n:
+            dlo, dhi = boot.interval(sub_means - boot.clean_means)
+            p = permutation_p(clean, x, boot.seed, boot.resamples)
+    if len(clean) < min_n:
         notes.append(f"clean n={len(clean)}: too few for an interval of the difference")
     return ImpactRow(name, n, mean, lo, hi, diff, dlo, dhi, p, "; ".join(t for t in notes if t))
 
@@ -247,11 +277,11 @@ def analyze(values: np.ndarray, masks: Mapping[str, np.ndarray], seed: int = 0, 
     if resamples < 1 or min_n < 2:
         raise UsageError("--resamples must be at least 1 and --min-n at least 2")
     values = np.asarray(values, float)
-    clean = values[masks["clean"]] if "clean" in masks else values[:0]
-    rows = {name: _row(name, values[masks[name]], clean, min_n, seed, resamples, confidence)
+    boot = _Resampler(values[masks["clean"]] if "clean" in masks else values[:0], seed, resamples, confidence)
+    rows = {name: _row(name, values[masks[name]], boot, min_n)
             for name in SUBSETS if name in masks and (name in ALWAYS or masks[name].any())}
-    if "all" in rows and rows["all"].mean is not None and rows["leaked"].n and len(clean):
-        rows["all"] = _all_diff(rows["all"], rows["leaked"], float(clean.mean()))
+    if "all" in rows and rows["all"].mean is not None and rows["leaked"].n and len(boot.clean):
+        rows["all"] = _all_diff(rows["all"], rows["leaked"], float(boot.clean.mean()))
     return tuple(rows.values())
 
 

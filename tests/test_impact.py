@@ -70,23 +70,22 @@ def test_known_split_exact_means_differences_and_notes(tmp_path, known_report):
     assert d["metric"] == "acc" and d["policy"] == ["all"] and d["eval"]["records"] == 29 and d["missing"] == {}
 
 
-def _loop_bootstrap_diff(clean: list[float], sub: list[float], seed: int, resamples: int) -> tuple[float, float]:
-    """The documented definition, one resample at a time: clean's draw, then the subset's, from one default_rng(seed)."""
+def _loop_bootstrap(clean: list[float], sub: list[float], seed: int, resamples: int) -> dict[str, tuple[float, float]]:
+    """The documented definition, one resample at a time: clean's draws, then the subset's, from one default_rng(seed)."""
     rng = np.random.default_rng(seed)
     c, s = np.array(clean), np.array(sub)
-    cm = [c[rng.integers(0, len(c), size=len(c), dtype=np.int64)].mean() for _ in range(resamples)]
-    sm = [s[rng.integers(0, len(s), size=len(s), dtype=np.int64)].mean() for _ in range(resamples)]
-    lo, hi = np.percentile(np.array(sm) - np.array(cm), [2.5, 97.5])
-    return float(lo), float(hi)
+    cm = np.array([c[rng.integers(0, len(c), size=len(c), dtype=np.int64)].mean() for _ in range(resamples)])
+    sm = np.array([s[rng.integers(0, len(s), size=len(s), dtype=np.int64)].mean() for _ in range(resamples)])
+    return {k: tuple(round(float(v), 6) for v in np.percentile(x, [2.5, 97.5])) for k, x in (("clean", cm), ("sub", sm), ("diff", sm - cm))}
 
 
 def test_intervals_are_the_documented_bootstrap(tmp_path, known_report):
     d = impact_json(tmp_path, known_report, "--scores", KNOWN / "scores.jsonl", "--seed", 7, "--resamples", 2000)
-    pair = rows(d)["pair"]
-    lo, hi = _loop_bootstrap_diff(CLEAN, PAIR, 7, 2000)
-    assert (pair["diff_ci_low"], pair["diff_ci_high"]) == (round(lo, 6), round(hi, 6))
-    # all - clean is the leaked difference times the leaked share (a bootstrap stratified by clean/leaked)
     r = rows(d)
+    want = _loop_bootstrap(CLEAN, PAIR, 7, 2000)
+    assert (r["pair"]["diff_ci_low"], r["pair"]["diff_ci_high"]) == want["diff"]
+    assert (r["pair"]["ci_low"], r["pair"]["ci_high"]) == want["sub"] and (r["clean"]["ci_low"], r["clean"]["ci_high"]) == want["clean"]
+    # all - clean is the leaked difference times the leaked share (a bootstrap stratified by clean/leaked)
     assert r["all"]["diff_ci_low"] == pytest.approx(r["leaked"]["diff_ci_low"] * 17 / 29, abs=2e-6)
     assert r["all"]["p_value"] == r["leaked"]["p_value"]
 
@@ -338,3 +337,14 @@ def test_gsm8k_with_planted_test_items_keyed_by_eval_index(tmp_path):
     assert (r["all"]["n"], r["leaked"]["n"], r["pair"]["n"], r["clean"]["n"]) == (1319, 100, 100, 1219)
     assert r["leaked"]["mean"] == round(sum(leaked_acc) / 100, 6) and r["clean"]["mean"] == round(sum(clean_acc) / 1219, 6)
     assert r["leaked"]["diff_ci_low"] < r["leaked"]["diff_from_clean"] < r["leaked"]["diff_ci_high"]
+
+
+def test_readme_example_is_what_the_command_prints(tmp_path):
+    readme = (REPO / "README.md").read_text()
+    sect = readme[readme.index("## Impact of decontamination"):]
+    shown = sect[sect.index("```text\n") + 8:sect.index("\n```", sect.index("```text\n"))]
+    leaks = tmp_path / "leaks.json"
+    d = EXAMPLES / "collabllm_medium"
+    assert run("scan", d / "train.parquet", d / "eval.parquet", "--json", leaks, "-q").exit_code == 1
+    res = run("impact", leaks, "--scores", SCORES / "collabllm_tuned.jsonl", "--baseline-scores", SCORES / "collabllm_base.jsonl")
+    assert res.exit_code == 0 and "\n".join(res.output.splitlines()[3:10]) == shown

@@ -59,7 +59,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -437,25 +437,39 @@ def read_scores(path: str, metric: str | None = None, id_field: str | None = Non
         raise InputError(path, None, "no such file", "pass the per-item scores file (JSONL: one {id, metric} object a line)")
     csv_text = path.lower().endswith((".csv", ".tsv", ".csv.gz", ".tsv.gz"))
     values: dict[str, tuple[float, str]] = {}
-    id_path = metric_path = None
+    get_id = get_metric = None
     for r in iter_rows(open_source(path)):
         if isinstance(r, BadRow):
             raise r.error()
         if type(r.data) is not dict:
             raise InputError(r.file, r.where, f"a {type(r.data).__name__}, not an object", "each line is an object such as {\"id\": \"7\", \"bleu\": 0.41}")
-        if id_path is None:
+        if get_id is None:
             id_field = _pick_id(r.data, id_field, id_hint, path, r.where)
             metric = _pick_metric(r.data, id_field, metric, csv_text, path, r.where)
-            id_path, metric_path = fieldpath.parse(id_field), fieldpath.parse(metric)
-        assert id_field is not None and metric is not None and metric_path is not None
-        key = _key(fieldpath.get(id_path, r.data, None), id_field, r.file, r.where)
-        score = _score(fieldpath.get(metric_path, r.data, None), metric, csv_text, r.file, r.where)
+            get_id, get_metric = _getter(id_field), _getter(metric)
+        assert id_field is not None and metric is not None and get_metric is not None
+        key = _key(get_id(r.data), id_field, r.file, r.where)
+        score = _score(get_metric(r.data), metric, csv_text, r.file, r.where)
         if key in values:
             raise InputError(r.file, r.where, f"{id_field} {key!r} again (first on {values[key][1]})", "keep one score per eval record")
         values[key] = (score, r.where)
-    if id_path is None or metric is None or id_field is None:
+    if get_id is None or metric is None or id_field is None:
         raise InputError(path, None, "no scores", "write one {id, metric} record per eval record")
     return Scores(path, metric, id_field, values)
+
+
+def _getter(name: str) -> Callable[[dict], Any]:
+    """The value of field ``name`` in a record: the top-level key of that name, else the dotted path (``extra_info.index``)."""
+    path: fieldpath.Path | None = None
+
+    def get(row: dict) -> Any:
+        nonlocal path
+        if name in row:
+            return row[name]
+        path = path or fieldpath.parse(name)
+        return fieldpath.get(path, row, None)
+
+    return get
 
 
 def _key(v: Any, id_field: str, path: str, where: str) -> str:

@@ -348,3 +348,16 @@ def test_readme_example_is_what_the_command_prints(tmp_path):
     assert run("scan", d / "train.parquet", d / "eval.parquet", "--json", leaks, "-q").exit_code == 1
     res = run("impact", leaks, "--scores", SCORES / "collabllm_tuned.jsonl", "--baseline-scores", SCORES / "collabllm_base.jsonl")
     assert res.exit_code == 0 and "\n".join(res.output.splitlines()[3:10]) == shown
+
+
+def test_parquet_scores_and_a_metric_named_with_escapes(tmp_path, known_report):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    base = [json.loads(x) for x in (KNOWN / "scores.jsonl").read_text().splitlines()]
+    p = tmp_path / "scores.parquet"
+    pq.write_table(pa.table({"id": [r["id"] for r in base], "acc\x1b[2J": [r["acc"] for r in base]}), p)
+    d = impact_json(tmp_path, known_report, "--scores", p)
+    assert d["tables"] == impact_json(tmp_path, known_report, "--scores", KNOWN / "scores.jsonl")["tables"]
+    res = run("impact", known_report, "--scores", p)
+    assert res.exit_code == 0 and "\x1b" not in res.output and "acc\\x1b[2J" in res.output

@@ -17,6 +17,7 @@ from ..impact import SUBSETS, Analysis, Impact, ImpactRow
 from . import content
 from ._atomic import write_atomic
 from .content import Table
+from .terminal import safe
 
 IMPACT_VERSION = 1
 TITLE = "Impact of decontamination"
@@ -120,15 +121,15 @@ def _missing_text(impact: Impact) -> str:
 def render(impact: Impact) -> str:
     """The terminal text: what was compared, the table, how it was computed."""
     t = table(impact)
-    lines = [f"impact of decontamination on {impact.metric}: scores {impact.scores}"
-             + (f", baseline {impact.baseline_scores}" if impact.baseline_scores else ""),
-             f"eval {impact.eval_path}: {impact.eval_records} records; report {impact.report} (gate: {', '.join(impact.policy)})", ""]
-    cells = [[str(c) for c in t.columns]] + [[str(c) for c in row] for row in t.rows]
+    lines = [safe(f"impact of decontamination on {impact.metric}: scores {impact.scores}"
+                  + (f", baseline {impact.baseline_scores}" if impact.baseline_scores else "")),
+             safe(f"eval {impact.eval_path}: {impact.eval_records} records; report {impact.report} (gate: {', '.join(impact.policy)})"), ""]
+    cells = [[safe(c) for c in t.columns]] + [[safe(c) for c in row] for row in t.rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(t.columns) - 1)]
     for row in cells:
         body = "  ".join(c.rjust(w) if i in t.numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
         lines.append((body + "  " + row[-1]).rstrip())
-    lines += ["", headline(impact)]
+    lines += ["", safe(headline(impact))]
     miss = _missing_text(impact)
     if miss:
         lines.append(miss + ".")

@@ -346,6 +346,8 @@ class EvalItems:
     path: str
     ids: tuple[str, ...]
     rows: tuple[int, ...]
+    #: Rows of the eval input the scan skipped (``--on-error skip``): not eval records of the report.
+    skipped: int = 0
 
 
 def eval_items(result: ScanResult, path: str | None = None) -> EvalItems:
@@ -375,7 +377,7 @@ def eval_items(result: ScanResult, path: str | None = None) -> EvalItems:
         if r is None or (f.eval_fingerprint and record_fingerprint(r.prompt, r.target) != f.eval_fingerprint) or r.id != f.eval_id:
             raise InputError(where, f"eval index {f.eval_row}", f"the record is not the one the report found leaked (id {f.eval_id!r})",
                              "pass --eval with the eval data that was scanned, or scan again")
-    return EvalItems(where, tuple(r.id for r in recs), tuple(r.row for r in recs))
+    return EvalItems(where, tuple(r.id for r in recs), tuple(r.row for r in recs), sum(info.skipped.values()))
 
 
 @dataclass(frozen=True)
@@ -503,8 +505,9 @@ def _align(items: EvalItems, scores: Scores, allow_missing: bool) -> tuple[list[
     if extra and not allow_missing:
         k, where = extra[0]
         more = f" ({len(extra) - 1} more)" if len(extra) > 1 else ""
+        skipped = f"; the scan skipped {items.skipped} eval rows, which are not" if items.skipped else ""
         raise InputError(scores.path, where, f"{scores.id_field} {k!r} is not an eval record of the report "
-                         f"({items.path}, {len(keys)} records){more}",
+                         f"({items.path}, {len(keys)} records{skipped}){more}",
                          "remove the line, fix --id-field, or pass --allow-missing to ignore it")
     missing = [(k, row) for k, row in zip(keys, items.rows) if k not in scores.values]
     if missing and not allow_missing:

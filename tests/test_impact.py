@@ -361,3 +361,16 @@ def test_parquet_scores_and_a_metric_named_with_escapes(tmp_path, known_report):
     assert d["tables"] == impact_json(tmp_path, known_report, "--scores", KNOWN / "scores.jsonl")["tables"]
     res = run("impact", known_report, "--scores", p)
     assert res.exit_code == 0 and "\x1b" not in res.output and "acc\\x1b[2J" in res.output
+
+
+def test_scores_of_eval_rows_the_scan_skipped(tmp_path):
+    ev = tmp_path / "eval.jsonl"
+    lines = (KNOWN / "eval.jsonl").read_text().splitlines()
+    ev.write_text("\n".join(lines[:2] + ['{"id": "clean03", "question": cut short'] + lines[3:]) + "\n")  # line 3 is not JSON
+    leaks = tmp_path / "leaks.json"
+    assert run("scan", KNOWN / "train.jsonl", ev, "--levels", "exact", "--on-error", "skip", "--json", leaks, "-q").exit_code == 1
+    res = run("impact", leaks, "--scores", KNOWN / "scores.jsonl")
+    assert res.exit_code == 2 and (f"{KNOWN / 'scores.jsonl'}: line 3: id 'clean03' is not an eval record of the report ({ev}, 28 records; "
+                                   "the scan skipped 1 eval rows, which are not); remove the line") in res.output
+    r = rows(impact_json(tmp_path, leaks, "--scores", KNOWN / "scores.jsonl", "--allow-missing"))
+    assert (r["clean"]["n"], r["clean"]["mean"], r["leaked"]["n"]) == (11, round(5.4 / 11, 6), 17)

@@ -59,7 +59,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -505,7 +505,7 @@ def _align(items: EvalItems, scores: Scores, allow_missing: bool) -> tuple[list[
     if extra and not allow_missing:
         k, where = extra[0]
         more = f" ({len(extra) - 1} more)" if len(extra) > 1 else ""
-        skipped = f"; the scan skipped {items.skipped} eval rows, which are not" if items.skipped else ""
+        skipped = f"; the scan skipped {_rows(items.skipped)} of eval, which are not records" if items.skipped else ""
         raise InputError(scores.path, where, f"{scores.id_field} {k!r} is not an eval record of the report "
                          f"({items.path}, {len(keys)} records{skipped}){more}",
                          "remove the line, fix --id-field, or pass --allow-missing to ignore it")
@@ -543,7 +543,9 @@ def compute(result: ScanResult, report: str, scores: Scores, baseline: Scores | 
     method = {
         "interval": "95% percentile bootstrap",
         "mean_interval": "resample the subset with replacement",
-        "difference": "mean(subset) - mean(clean); bootstrap resamples clean and the subset independently",
+        "difference": "mean(subset) - mean(clean); bootstrap resamples clean and the subset independently (clean first), "
+                      "the same resamples as the subset's mean interval",
+        "all": "mean(all) - mean(clean) = n_leaked / n * the leaked difference; its interval and p-value scaled alike",
         "p_value": "two-sided permutation test of the difference, 2 * min(P(d* >= d), P(d* <= d)), (k + 1) / (permutations + 1)",
         "resamples": resamples, "permutations": resamples, "seed": seed, "min_n": min_n,
     }
@@ -558,13 +560,13 @@ def _notes(result: ScanResult) -> tuple[str, ...]:
     skipped = sum(result.train.skipped.values())
     if not skipped:
         return ()
-    return (f"the scan skipped {skipped:,} train rows: a clean record may have a copy in them, so clean is an upper bound on what is clean",)
+    return (f"the scan skipped {_rows(skipped)} of train: a record counted clean may have a copy there",)
 
 
-def fmt_rows(rows: Iterable[ImpactRow]) -> list[str]:
-    """Short text of rows, for doctests and logs: ``subset n mean``.
+def _rows(n: int) -> str:
+    """``1 row``, ``2 rows``.
 
-    >>> fmt_rows([ImpactRow("clean", 3, 0.5)])
-    ['clean n=3 mean=0.5']
+    >>> _rows(1), _rows(1200)
+    ('1 row', '1,200 rows')
     """
-    return [f"{r.subset} n={r.n} mean={'-' if r.mean is None else _fmt(r.mean)}" for r in rows]
+    return f"{n:,} row{'s' * (n != 1)}"

@@ -287,13 +287,13 @@ def test_eval_read_again_with_the_fields_of_the_scan(tmp_path, fields, clean):
     assert (r["clean"]["n"], r["clean"]["mean"], r["leaked"]["n"]) == clean
 
 
-def test_partial_scan_says_clean_is_an_upper_bound(tmp_path):
+def test_partial_scan_says_clean_may_hold_leaks(tmp_path):
     train = tmp_path / "train.jsonl"
     train.write_text((KNOWN / "train.jsonl").read_text() + "{not json\n")
     leaks, imp, md = tmp_path / "leaks.json", tmp_path / "impact.json", tmp_path / "impact.md"
     assert run("scan", train, KNOWN / "eval.jsonl", "--levels", "exact", "--on-error", "skip", "--json", leaks, "-q").exit_code == 1
     res = run("impact", leaks, "--scores", KNOWN / "scores.jsonl", "--json", imp, "--markdown", md)
-    note = "the scan skipped 1 train rows: a clean record may have a copy in them, so clean is an upper bound on what is clean"
+    note = "the scan skipped 1 row of train: a record counted clean may have a copy there"
     assert res.exit_code == 0 and f"note: {note}" in res.output
     assert json.loads(imp.read_text())["notes"] == [note] and f"Note: {note}." in md.read_text()
 
@@ -371,6 +371,6 @@ def test_scores_of_eval_rows_the_scan_skipped(tmp_path):
     assert run("scan", KNOWN / "train.jsonl", ev, "--levels", "exact", "--on-error", "skip", "--json", leaks, "-q").exit_code == 1
     res = run("impact", leaks, "--scores", KNOWN / "scores.jsonl")
     assert res.exit_code == 2 and (f"{KNOWN / 'scores.jsonl'}: line 3: id 'clean03' is not an eval record of the report ({ev}, 28 records; "
-                                   "the scan skipped 1 eval rows, which are not); remove the line") in res.output
+                                   "the scan skipped 1 row of eval, which are not records); remove the line") in res.output
     r = rows(impact_json(tmp_path, leaks, "--scores", KNOWN / "scores.jsonl", "--allow-missing"))
     assert (r["clean"]["n"], r["clean"]["mean"], r["leaked"]["n"]) == (11, round(5.4 / 11, 6), 17)

@@ -374,3 +374,10 @@ def test_scores_of_eval_rows_the_scan_skipped(tmp_path):
                                    "the scan skipped 1 row of eval, which are not records); remove the line") in res.output
     r = rows(impact_json(tmp_path, leaks, "--scores", KNOWN / "scores.jsonl", "--allow-missing"))
     assert (r["clean"]["n"], r["clean"]["mean"], r["leaked"]["n"]) == (11, round(5.4 / 11, 6), 17)
+
+
+def test_json_on_standard_output_and_the_table_on_standard_error(known_report):
+    res = run("impact", known_report, "--scores", KNOWN / "scores.jsonl", "--json", "-")
+    assert res.exit_code == 0
+    assert rows(json.loads(res.stdout))["pair"]["mean"] == 0.8  # standard output holds the JSON alone
+    assert res.stderr.startswith("impact of decontamination on acc: scores ") and "acc: 0.6517 on all 29 eval records" in res.stderr

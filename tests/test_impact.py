@@ -381,3 +381,14 @@ def test_json_on_standard_output_and_the_table_on_standard_error(known_report):
     assert res.exit_code == 0
     assert rows(json.loads(res.stdout))["pair"]["mean"] == 0.8  # standard output holds the JSON alone
     assert res.stderr.startswith("impact of decontamination on acc: scores ") and "acc: 0.6517 on all 29 eval records" in res.stderr
+
+
+def test_no_clean_record_scored_means_no_difference_and_says_why(tmp_path, known_report):
+    base = [json.loads(x) for x in (KNOWN / "scores.jsonl").read_text().splitlines()]
+    p = write_jsonl(tmp_path / "scores.jsonl", [r for r in base if not r["id"].startswith("clean")])
+    res = run("impact", known_report, "--scores", p, "--allow-missing", "--json", tmp_path / "i.json")
+    assert res.exit_code == 0
+    assert "acc: 0.7588 on the 17 scored eval records (12 without a score); no clean records." in res.output
+    r = rows(json.loads((tmp_path / "i.json").read_text()))
+    assert (r["clean"]["n"], r["clean"]["mean"], r["clean"]["note"]) == (0, None, "no records")
+    assert r["pair"]["diff_from_clean"] is None and r["pair"]["note"] == "no clean records to compare with"

@@ -88,7 +88,9 @@ def headline(impact: Impact) -> str:
     what = f"gain in {impact.metric} (model − baseline)" if gain else impact.metric
     if whole is None or whole.mean is None:
         return f"{what}: no scored records."
-    out = f"{what}: {num(whole.mean, gain)} on all {whole.n} eval records"
+    scored = f"all {whole.n} eval records" if not impact.missing else \
+        f"the {whole.n} scored eval records ({impact.missing.get('all', 0)} without a score)"
+    out = f"{what}: {num(whole.mean, gain)} on {scored}"
     if clean is None or clean.mean is None:
         return out + "; no clean records."
     ci = interval(clean.ci_low, clean.ci_high, gain)

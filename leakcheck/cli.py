@@ -548,7 +548,9 @@ def report(report_json: str, md_path: str | None, html_path: str | None) -> None
 @click.option("--data-root", type=click.Path(file_okay=False),
               help="Folder the scan's relative data paths start from, for the file hashes (default: the card's folder, then the current folder).")
 @click.option("--pretty-name", help="Dataset name for a card created from the template (default: the card's folder name).")
-def card(card_path: str, report_json: str, report_link: str | None, data_root: str | None, pretty_name: str | None) -> None:
+@click.option("--impact", "impact_json", type=click.Path(dir_okay=False),
+              help="Add an 'Impact of decontamination' subsection from this file (leakcheck impact --json).")
+def card(card_path: str, report_json: str, report_link: str | None, data_root: str | None, pretty_name: str | None, impact_json: str | None) -> None:
     """Write the "Train/eval overlap" section of a Hugging Face dataset card.
 
     CARD is a README.md or a folder holding one; a missing card is created from the
@@ -563,14 +565,18 @@ def card(card_path: str, report_json: str, report_link: str | None, data_root: s
     from .report.load import load_report
 
     target = card_file(card_path)
-    check_outputs([(f"the card {target}", target)], [("the JSON report it reads", report_json)], probe=False)
+    check_outputs([(f"the card {target}", target)], [("the JSON report it reads", report_json)]
+                  + ([("the impact file it reads", impact_json)] if impact_json else []), probe=False)
     result, policy = load_report(report_json)
+    from .report.impact import load_json
+
+    impact = load_json(impact_json) if impact_json else None
     if report_link is None:  # resolved, so the link works inside the dataset repo whatever the current folder
         md = os.path.splitext(report_json)[0] + ".md"
         linked = md if os.path.isfile(md) else report_json
         report_link = os.path.relpath(os.path.realpath(linked), os.path.realpath(os.path.dirname(os.path.abspath(target))))
         report_link = report_link.replace(os.sep, "/")
-    written = update_card(target, result, policy, report_link, data_root, pretty_name)
+    written = update_card(target, result, policy, report_link, data_root, pretty_name, impact=impact)
     click.echo(f"wrote the Train/eval overlap section of {written}")
 
 
@@ -605,6 +611,57 @@ def conda(report_json: str, output: str | None, no_header: bool, is_model: bool,
         write_conda(text, output)
     else:
         click.echo(text, nl=False)
+
+
+@main.command("impact")
+@click.argument("report_json", metavar="REPORT.json", type=click.Path(dir_okay=False))
+@click.option("--scores", "scores_path", required=True, type=click.Path(dir_okay=False),
+              help="Per-item scores (JSONL, JSON, CSV or Parquet): one record per eval record, its id and a numeric metric.")
+@click.option("--baseline-scores", "baseline_path", type=click.Path(dir_okay=False),
+              help="Per-item scores of the baseline model (same ids and metric): the tables then show the gain, --scores minus baseline.")
+@click.option("--metric", help="The score field (default: the one numeric field of the scores).")
+@click.option("--id-field", help="The id field of the scores (default: the eval's id field, eval_id, id, ...; eval_index keys by 0-based eval index).")
+@click.option("--eval", "eval_path", help="Where the scanned eval data is now (default: the eval path in the report).")
+@click.option("--allow-missing", is_flag=True, help="Leave out eval records without a score (counted) and ignore scores of no eval record.")
+@click.option("--min-n", type=click.IntRange(min=2), default=10, show_default=True, help="Subsets with fewer records get no interval and no p-value.")
+@click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True, help="Bootstrap resamples and permutations.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of numpy.random.default_rng for every interval and p-value.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write the impact tables as JSON here (for leakcheck card --impact).")
+@click.option("--markdown", "md_path", type=click.Path(dir_okay=False), help="Write the impact section as Markdown here.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; write the files only.")
+def impact_cmd(report_json: str, scores_path: str, baseline_path: str | None, metric: str | None, id_field: str | None, eval_path: str | None,
+               allow_missing: bool, min_n: int, resamples: int, seed: int, json_path: str | None, md_path: str | None, quiet: bool) -> None:
+    """Score on the whole eval set, on its clean records and on each leaked subset, with bootstrap intervals.
+
+    With --baseline-scores, the gain of the model over the baseline per subset: how much
+    of it survives decontamination. Subsets and statistics: see the README ("Impact of
+    decontamination").
+
+    \b
+    Example:
+        leakcheck scan train.parquet eval.parquet --json leaks.json
+        leakcheck impact leaks.json --scores tuned.jsonl --baseline-scores base.jsonl --metric bleu --json impact.json
+    """
+    from .impact import compute, eval_items, read_scores
+    from .report import impact as out
+    from .report.load import load_report
+
+    given = [("the JSON report it reads", report_json), ("--scores", scores_path)]
+    given += [("--baseline-scores", baseline_path)] if baseline_path else []
+    check_outputs(_outputs(("--json", json_path), ("--markdown", md_path)), given)
+    result, _ = load_report(report_json)
+    items = eval_items(result, eval_path)
+    check_outputs(_outputs(("--json", json_path), ("--markdown", md_path)), _inputs(eval=items.path), probe=False)
+    hint = result.eval.fields.get("id")
+    scores = read_scores(scores_path, metric, id_field, hint)
+    baseline = read_scores(baseline_path, scores.metric, scores.id_field) if baseline_path else None
+    imp = compute(result, report_json, scores, baseline, items, seed=seed, resamples=resamples, min_n=min_n, allow_missing=allow_missing)
+    if json_path:
+        out.write_json(imp, json_path)
+    if md_path:
+        out.write_markdown(imp, md_path)
+    if not quiet:
+        click.echo(out.render(imp), err=any(p and stream_of(p) == 1 for p in (json_path, md_path)))
 
 
 @main.command()

@@ -33,7 +33,7 @@ import os
 import re
 import urllib.parse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..config import Policy
@@ -42,6 +42,9 @@ from ..result import InputInfo, ScanResult
 from . import content
 from ._atomic import write_atomic
 from .markdown import table
+
+if TYPE_CHECKING:
+    from ..impact import Impact
 
 START = "<!-- leakcheck:start -->"
 END = "<!-- leakcheck:end -->"
@@ -173,8 +176,8 @@ def _kinds_sentence(result: ScanResult) -> str:
     return "By kind of match: " + "; ".join(parts) + "." if parts else ""
 
 
-def section(result: ScanResult, policy: Policy, report_link: str | None, prints: dict[str, list[dict]]) -> str:
-    """The card section, markers included."""
+def section(result: ScanResult, policy: Policy, report_link: str | None, prints: dict[str, list[dict]], impact: Impact | None = None) -> str:
+    """The card section, markers included; with ``impact``, an "Impact of decontamination" subsection at its end."""
     s = result.summary()
     c = s["contaminated"]
     out = [
@@ -219,6 +222,10 @@ def section(result: ScanResult, policy: Policy, report_link: str | None, prints:
         shown = ", ".join(content.md_code(content.clip(i)) for i in ids[:MAX_IDS])
         more = f", and {len(ids) - MAX_IDS} more (all are in the `leakcheck.eval_ids` metadata and the report)" if len(ids) > MAX_IDS else ""
         out.append(f"{len(ids)} ids: {shown}{more}.")
+    if impact is not None:
+        from .impact import markdown_lines
+
+        out += [""] + markdown_lines(impact, level=3)[:-1]
     out.append(END)
     return "\n".join(out)
 
@@ -323,7 +330,7 @@ def check_card(text: str, path: str = "README.md") -> None:
 
 def update_card(path: str | os.PathLike, result: ScanResult, policy: Policy | None = None, report_link: str | None = None,
                 data_root: str | os.PathLike | None = None, pretty_name: str | None = None,
-                template_kwargs: dict[str, Any] | None = None) -> str:
+                template_kwargs: dict[str, Any] | None = None, impact: Impact | None = None) -> str:
     """Write (or rewrite) the Train/eval overlap section of the card at ``path``; returns the file written.
 
     ``path`` is a ``README.md`` or a folder holding one; a missing card is created from
@@ -331,7 +338,11 @@ def update_card(path: str | os.PathLike, result: ScanResult, policy: Policy | No
     the card). ``data_root`` is where the scan's relative data paths start (for the
     fingerprints); without it they are looked up beside the card, then in the current folder.
     Data inside the card's folder is named relative to the card, whatever the current folder.
+    ``impact`` (from ``leakcheck impact --json``, computed on this report) adds its section and ``impact`` metadata.
     """
+    if impact is not None and (impact.report_eval, impact.report_created_at) != (result.eval.path, result.created_at):
+        raise UsageError(f"the impact file was computed on another report (eval {impact.report_eval}, scanned {impact.report_created_at}); "
+                         "run leakcheck impact on this report again")
     policy = policy or result.policy
     # every count below is what this gate judged; a baseline or an allowlist accepts overlap for CI, and the card still states it
     result = dataclasses.replace(result, policy=policy, accepted=(), baseline=None)
@@ -350,7 +361,11 @@ def update_card(path: str | os.PathLike, result: ScanResult, policy: Policy | No
                                  train=_as_seen_by_card(result.train, data_root, card_dir))
     prints = {"eval": fingerprints(result.eval, data_root, card_dir), "train": fingerprints(result.train, data_root, card_dir)}
     meta = metadata(result, policy, report_link, prints)
-    new = replace_section(text, section(result, policy, report_link, prints), meta)
+    if impact is not None:
+        from .impact import card_metadata
+
+        meta["impact"] = card_metadata(impact)
+    new = replace_section(text, section(result, policy, report_link, prints, impact), meta)
     check_card(new, f)
     if not os.path.isdir(card_dir) and os.path.isdir(os.path.dirname(card_dir)):
         try:

@@ -66,7 +66,8 @@ def test_the_workflow_has_every_part_of_the_job():
     assert "-o evals.lcx" in index_step["run"]
     scan = next(s for s in runs if s["run"].startswith("leakcheck scan"))
     assert scan["run"].split() == ["leakcheck", "scan", "$TRAIN", "--index", "evals.lcx", "--json", "leaks.json",
-                                   "--annotations", "github", "--sarif", "leaks.sarif"]
+                                   "--annotations", "github", "--sarif", "leaks.sarif", '${BASELINE:+--baseline', '"$BASELINE"}']
+    assert job["env"]["BASELINE"] == ""
     order = [s.get("uses", s.get("run", "")).split("@")[0].split(" ")[:2] for s in steps]
     assert order.index(["leakcheck", "report"]) > order.index(["leakcheck", "scan"])
     artifact = by_uses(steps, "actions/upload-artifact")
@@ -152,3 +153,19 @@ def test_a_bad_input_fails_the_scan_step_and_the_report_steps_skip(tmp_path):
     assert scan.stderr == "leakcheck: error: data/missing.parquet: no such file or folder; check the path\n"
     assert not (ws / "leaks.json").exists() and not (ws / "leaks.sarif").exists()
     assert steps["summary"].stdout == "## Earlier step\n"  # a scan that judged nothing writes no summary
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the runner's shell, bash, is not installed")
+def test_with_a_committed_baseline_the_job_passes_until_a_new_leak(tmp_path):
+    ws = workspace(tmp_path, "baselined")
+    env = workflow()["jobs"]["leakcheck"]["env"]
+    made = subprocess.run([os.path.join(os.path.dirname(sys.executable), "leakcheck"), "baseline", env["TRAIN"], env["EVALS"],
+                           "-o", "leakcheck-baseline.json"], cwd=ws, capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stderr
+    steps = run_job(ws, cache_hit=False, BASELINE="leakcheck-baseline.json")
+    scan = steps["leakcheck scan"]
+    assert scan.returncode == 0, scan.stderr
+    assert not [line for line in scan.stdout.splitlines() if line.startswith(("::error ", "::warning "))]
+    assert "35 accepted by the baseline or allowlist (not annotated)" in scan.stdout.splitlines()[-1]
+    results = json.loads((ws / "leaks.sarif").read_text())["runs"][0]["results"]
+    assert len(results) == 35 and all(r["suppressions"][0]["status"] == "accepted" and r["level"] != "error" for r in results)

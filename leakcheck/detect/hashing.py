@@ -8,6 +8,11 @@ raw characters alone, so a long train text that cannot match costs a
 short normalization, not a full one (normalizing all of a 900-character text takes ~8 µs,
 its head ~1 µs). Only a key hit normalizes the whole text and compares it in full.
 
+Before that, an ASCII train text must pass a cheaper test: its *word key* (see
+:func:`word_key`: the first words and the last one, lower-cased and cut short)
+must be one that a normalized eval text has. No normalization is needed for it, and texts
+with equal normalized forms have equal word keys, so the test never drops a match.
+
 >>> from leakcheck.records import Record
 >>> d = TextMatchDetector("normalized", [Record("e0", 0, "What is  2+2?", "Four")], min_cross_chars=20)
 >>> [(m.eval_field, m.train_field, m.score) for m in d.probe([Record("t0", 0, "what is 2+2?", "four")])]
@@ -20,6 +25,8 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+import xxhash
+
 from ..canon import may_have_latex, normalize, normalize_no_latex
 from ..fingerprint import text_key
 from ..records import Record
@@ -27,6 +34,30 @@ from .base import Match
 
 PREFIX_RAW = 96
 KEY_CHARS = 48
+KEY_WORDS = 3
+WORD_CHARS = 24
+LAST_CHARS = 8
+
+
+def word_key(text: str) -> int:
+    """A 64-bit hash of the first :data:`KEY_WORDS` words (the first :data:`WORD_CHARS` characters of them)
+    and the last :data:`LAST_CHARS` of the last word of ``text``, lower-cased; words split as ``str.split()`` splits them.
+
+    For an ASCII ``text``, ``word_key(text) == word_key(normalize(text))``: ASCII
+    normalization only lower-cases letters (some of them: LaTeX keeps its case) and collapses
+    whitespace, which changes neither where the words are nor their lower-cased form. So two
+    texts whose normalized forms are equal have equal word keys, if the train text is ASCII
+    (non-ASCII texts skip the test: NFKC and case folding can change words).
+
+    >>> word_key("  What IS  $X$,\tsir? ") == word_key(normalize("  What IS  $X$,\tsir? ")) == word_key("what is $x$, sir?")
+    True
+    """
+    first = text.split(None, KEY_WORDS)
+    if not first:
+        return 0
+    head = " ".join(first[:KEY_WORDS])[:WORD_CHARS]
+    last = first[-1] if len(first) <= KEY_WORDS else text.rsplit(None, 1)[-1]
+    return xxhash.xxh3_64_intdigest(f"{head.lower()}\x1f{last[-LAST_CHARS:].lower()}".encode("utf-8", "surrogatepass"))
 
 
 def prefix_key(text: str) -> str:
@@ -63,16 +94,22 @@ class _Index:
     about 2**-128 per comparison.
     """
 
-    __slots__ = ("full", "keys")
+    __slots__ = ("full", "keys", "words")
 
-    def __init__(self, full: dict[int, list[int]] | None = None, keys: set[int] | None = None) -> None:
+    def __init__(self, full: dict[int, list[int]] | None = None, keys: set[int] | None = None,
+                 words: set[int] | None = None) -> None:
         self.full: dict[int, list[int]] = full if full is not None else {}
         self.keys: set[int] = keys if keys is not None else set()
+        #: word keys of the normalized texts; ``None`` (an index saved without them): no word test
+        self.words: set[int] | None = words if words is not None else set()
 
     def add(self, text: str, i: int, normalized: bool) -> None:
         if normalized:
-            self.full.setdefault(text_key(normalize(text)), []).append(i)
+            n = normalize(text)
+            self.full.setdefault(text_key(n), []).append(i)
             self.keys.add(text_key(prefix_key(text)))
+            if self.words is not None:
+                self.words.add(word_key(n))
         else:
             self.full.setdefault(text_key(text), []).append(i)
 
@@ -85,13 +122,22 @@ class _Index:
             f"{name}.ptr": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
             f"{name}.idx": np.array([i for _, v in items for i in v], dtype=np.int64),
             f"{name}.prefix": _split128(sorted(self.keys)),
+            **({f"{name}.words": np.array(sorted(self.words), dtype=np.uint64)} if self.words is not None else {}),
         }
 
     @classmethod
     def from_arrays(cls, name: str, a: dict[str, np.ndarray]) -> "_Index":
         keys, ptr, idx = _join128(a[f"{name}.key"]), a[f"{name}.ptr"].tolist(), a[f"{name}.idx"].tolist()
         full = {k: idx[ptr[j] : ptr[j + 1]] for j, k in enumerate(keys)}
-        return cls(full, set(_join128(a[f"{name}.prefix"])))
+        words = a.get(f"{name}.words")
+        out = cls(full, set(_join128(a[f"{name}.prefix"])), None if words is None else set(words.tolist()))
+        if words is None:  # an index saved before word keys: every ASCII text takes the prefix test
+            out.words = None
+        return out
+
+
+def _union(a: set[int] | None, b: set[int] | None) -> set[int] | None:
+    return None if a is None or b is None else a | b
 
 
 def _split128(keys: list[int]) -> np.ndarray:
@@ -137,6 +183,8 @@ class TextMatchDetector:
         # prefix keys a train prompt / train target can hit (normalized level only)
         self._keys_p = self.prompts.keys | self.cross_targets.keys
         self._keys_t = self.targets.keys | self.cross_prompts.keys
+        self._words_p = _union(self.prompts.words, self.cross_targets.words)
+        self._words_t = _union(self.targets.words, self.cross_prompts.words)
 
     def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """Plain data to save: settings and arrays of hashes (no text)."""
@@ -162,6 +210,7 @@ class TextMatchDetector:
                 for key, ids in src.full.items():
                     merged.full.setdefault(key, []).extend(i + offset for i in ids)
                 merged.keys |= src.keys
+                merged.words = None if merged.words is None or src.words is None else merged.words | src.words
                 offset += n
             idx.append(merged)
         return cls(parts[0].level, (), parts[0].min_cross_chars, _indexes=tuple(idx))
@@ -187,12 +236,14 @@ class TextMatchDetector:
     def _probe_normalized(self, batch: Sequence[Record]) -> Iterator[Match]:
         P, T, XT, XP = self.prompts, self.targets, self.cross_targets, self.cross_prompts
         keys_p, keys_t = self._keys_p, self._keys_t
+        words_p, words_t = self._words_p, self._words_t
         for pos, r in enumerate(batch):
-            if text_key(prefix_key(r.prompt)) in keys_p:
-                n = text_key(normalize(r.prompt))
+            p = r.prompt
+            if (words_p is None or not p.isascii() or word_key(p) in words_p) and text_key(prefix_key(p)) in keys_p:
+                n = text_key(normalize(p))
                 yield from _matches(pos, P.full.get(n), XT.full.get(n), "prompt")
             t = r.target
-            if t is not None and text_key(prefix_key(t)) in keys_t:
+            if t is not None and (words_t is None or not t.isascii() or word_key(t) in words_t) and text_key(prefix_key(t)) in keys_t:
                 n = text_key(normalize(t))
                 yield from _matches(pos, T.full.get(n), XP.full.get(n), "target")
 

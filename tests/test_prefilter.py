@@ -1,0 +1,83 @@
+"""The normalized level's cheap word-key test must never drop a match the full path finds."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from leakcheck.canon import normalize
+from leakcheck.detect.hashing import TextMatchDetector, _Index, word_key
+from leakcheck.records import Record
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# ASCII with every character Python's str.split() treats as whitespace (\x1c-\x1f too),
+# LaTeX delimiters (case is kept inside math) and letters of both cases.
+ASCII_BITS = st.sampled_from(["a", "A", "Ab", "xY", "$", "$$", "\\", "\\(", "\\)", "Th", "5", ",", " ", "  ", "\t", "\n", "\x0b",
+                              "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f", "$x$", "$X$", "\\Theta", "<<", "#### 4"])
+ASCII_TEXT = st.lists(ASCII_BITS, min_size=1, max_size=24).map("".join)
+# Characters NFKC and case folding change: the filter must let every such text through.
+ANY_BITS = st.one_of(ASCII_BITS, st.sampled_from(["\u00df", "\u0130", "\uff21", "\u212a", "\u00a0", "\u200b", "\u2019", "\uff04", "\ufb01"]))
+ANY_TEXT = st.lists(ANY_BITS, min_size=1, max_size=24).map("".join)
+
+
+def _perturb(text: str, seed: int) -> str:
+    """``text`` with case flipped and whitespace runs changed at random: often the same normalized text."""
+    rng = random.Random(seed)
+    out = []
+    for ch in text:
+        if ch.isspace():
+            out.append(rng.choice([" ", "  ", "\t", "\n ", "\x1f"]))
+        else:
+            out.append(ch.swapcase() if rng.random() < 0.5 else ch)
+    return rng.choice(["", " ", "\n"]) + "".join(out) + rng.choice(["", " ", "\t"])
+
+
+def _matches(det: TextMatchDetector, train: list[Record]) -> list[tuple[int, int, str, str]]:
+    return sorted((m.pos, m.eval_idx, m.eval_field, m.train_field) for m in det.probe(train))
+
+
+def _without_word_test(det: TextMatchDetector) -> TextMatchDetector:
+    det._words_p = det._words_t = None
+    return det
+
+
+@SETTINGS
+@given(ASCII_TEXT)
+def test_word_key_survives_normalization(text):
+    assert word_key(text) == word_key(normalize(text))
+
+
+@SETTINGS
+@given(st.lists(ANY_TEXT, min_size=1, max_size=4), st.lists(st.tuples(st.integers(0, 3), st.integers()), min_size=1, max_size=8),
+       st.lists(ANY_TEXT, max_size=3))
+def test_word_test_never_drops_a_normalized_match(evals, picks, others):
+    """Train texts made from eval texts (recased, respaced) and unrelated ones: same matches with and without the test."""
+    ev = [Record(f"e{i}", i, t, evals[(i + 1) % len(evals)]) for i, t in enumerate(evals)]
+    texts = [_perturb(evals[k % len(evals)], seed) for k, seed in picks] + others
+    train = [Record(f"t{i}", i, t, texts[-1 - i]) for i, t in enumerate(texts)]
+    fast = TextMatchDetector("normalized", ev, min_cross_chars=3)
+    full = _without_word_test(TextMatchDetector("normalized", ev, min_cross_chars=3))
+    assert _matches(fast, train) == _matches(full, train)
+
+
+def test_word_test_skips_texts_and_keeps_matches():
+    ev = [Record("e0", 0, "What is 2+2?", "It is $X$.\n#### 4")]
+    det = TextMatchDetector("normalized", ev, min_cross_chars=20)
+    train = [Record("t0", 0, "  WHAT   is 2+2?", "it is $X$. #### 4"), Record("t1", 1, "What is 2+2? Yes, 2+2?", "it is $x$. #### 4")]
+    # t1's prompt has the eval prompt's word key but another text; its target keeps LaTeX case apart
+    assert _matches(det, train) == [(0, 0, "prompt", "prompt"), (0, 0, "target", "target")]
+    assert word_key("What is 2+2? Yes, 2+2?") in det._words_p and word_key("nothing like it") not in det._words_p
+
+
+def test_index_saved_without_word_keys_still_matches():
+    """An index written before word keys (no ``.words`` arrays) probes every text the old way."""
+    det = TextMatchDetector("normalized", [Record("e0", 0, "Some Question here", None)], min_cross_chars=20)
+    _, arrays = det.state()
+    old = {k: v for k, v in arrays.items() if not k.endswith(".words")}
+    loaded = TextMatchDetector.from_state("normalized", {"min_cross_chars": 20}, old)
+    assert loaded._words_p is None and _Index.from_arrays("prompts", old).words is None
+    assert _matches(loaded, [Record("t0", 0, "some  QUESTION here", None)]) == [(0, 0, "prompt", "prompt")]
+    again = TextMatchDetector.from_state("normalized", {"min_cross_chars": 20}, arrays)
+    assert again._words_p == det._words_p

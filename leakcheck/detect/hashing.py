@@ -21,9 +21,7 @@ with equal normalized forms have equal word keys, so the test never drops a matc
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import xxhash
 
@@ -31,6 +29,9 @@ from ..canon import may_have_latex, normalize, normalize_no_latex
 from ..fingerprint import text_key
 from ..records import Record
 from .base import Match
+
+if TYPE_CHECKING:  # numpy only to save or load an index: a scan starts without it
+    import numpy as np
 
 PREFIX_RAW = 96
 KEY_CHARS = 48
@@ -114,7 +115,9 @@ class _Index:
             self.full.setdefault(text_key(text), []).append(i)
 
     def arrays(self, name: str) -> dict[str, np.ndarray]:
-        """The index as flat arrays: hash halves, eval index lists, prefix keys."""
+        """The index as flat arrays: hash halves, eval index lists, prefix keys, word keys."""
+        import numpy as np
+
         items = sorted(self.full.items())
         lengths = np.array([len(v) for _, v in items], dtype=np.int64)
         return {
@@ -142,6 +145,8 @@ def _union(a: set[int] | None, b: set[int] | None) -> set[int] | None:
 
 def _split128(keys: list[int]) -> np.ndarray:
     """128-bit ints as an (n, 2) uint64 array (numpy has no 128-bit integers)."""
+    import numpy as np
+
     out = np.zeros((len(keys), 2), dtype=np.uint64)
     for j, k in enumerate(keys):
         out[j, 0], out[j, 1] = k >> 64, k & 0xFFFFFFFFFFFFFFFF

@@ -63,12 +63,12 @@ def test_word_test_never_drops_a_normalized_match(evals, picks, others):
 
 
 def test_word_test_skips_texts_and_keeps_matches():
-    ev = [Record("e0", 0, "What is 2+2?", "It is $X$.\n#### 4")]
+    ev = [Record("e0", 0, "What is $X$ plus 2?", "It is $X$.\n#### 4")]
     det = TextMatchDetector("normalized", ev, min_cross_chars=20)
-    train = [Record("t0", 0, "  WHAT   is 2+2?", "it is $X$. #### 4"), Record("t1", 1, "What is 2+2? Yes, 2+2?", "it is $x$. #### 4")]
-    # t1's prompt has the eval prompt's word key but another text; its target keeps LaTeX case apart
+    train = [Record("t0", 0, "  WHAT   is $X$ PLUS 2?", "it is $X$. #### 4"), Record("t1", 1, "what is $x$ plus 2?", "it is $x$. #### 4")]
+    # t1 passes the word test (it lower-cases math too) but math keeps its case: no match
     assert _matches(det, train) == [(0, 0, "prompt", "prompt"), (0, 0, "target", "target")]
-    assert word_key("What is 2+2? Yes, 2+2?") in det._words_p and word_key("nothing like it") not in det._words_p
+    assert word_key("what is $x$ plus 2?") in det._words_p and word_key("nothing like it") not in det._words_p
 
 
 def test_index_saved_without_word_keys_still_matches():
@@ -81,3 +81,55 @@ def test_index_saved_without_word_keys_still_matches():
     assert _matches(loaded, [Record("t0", 0, "some  QUESTION here", None)]) == [(0, 0, "prompt", "prompt")]
     again = TextMatchDetector.from_state("normalized", {"min_cross_chars": 20}, arrays)
     assert again._words_p == det._words_p
+
+
+# -- the one-pass chat reader (formats._chat_texts) against the general path -----------------------
+
+ROLES = st.sampled_from(["user", "User", "HUMAN", "prompter", "assistant", "Assistant", "gpt", "model", "system", "tool", "", None, 5])
+CONTENT = st.one_of(st.sampled_from(["", " ", "\n", "\u200b", "\u00a0\ufeff", "Hi", "What is 2+2?", "caf\u00e9 \u2014 4"]), st.none(),
+                    st.just([{"type": "text", "text": "part"}, {"type": "image_url"}]), st.integers(0, 9))
+
+
+@st.composite
+def _message(draw):
+    role_key, content_key = draw(st.sampled_from([("role", "content"), ("from", "value"), ("role", "value"), ("name", "content")]))
+    m = {role_key: draw(ROLES), content_key: draw(CONTENT)}
+    if draw(st.booleans()):
+        m.pop(content_key)
+    return m
+
+
+CHATS = st.one_of(st.lists(st.one_of(_message(), st.just("not a message")), max_size=5), st.none(), st.just("[]"), st.just([]))
+
+
+def _outcome(f, row):
+    from leakcheck.errors import RecordError
+
+    try:
+        return f(row, 7)
+    except RecordError as e:
+        return ("error", e.reason, e.what, e.fix)
+
+
+@settings(max_examples=500, deadline=None)
+@given(CHATS, st.sampled_from(["openai-messages", "sharegpt", "custom"]))
+def test_one_pass_chat_reader_equals_the_general_path(messages, fmt):
+    from leakcheck.formats import FormatSpec
+
+    spec = FormatSpec(fmt, "messages", "messages", id="id")
+    assert spec._chat_key == "messages"
+    row = {"messages": messages, "id": 3}
+    assert _outcome(spec.extract, row) == _outcome(spec._extract, row)
+
+
+def test_one_pass_chat_reader_only_for_one_chat_field():
+    from leakcheck.formats import FormatSpec, detect_format
+
+    assert FormatSpec("gsm8k", "question", "answer")._chat_key is None
+    assert FormatSpec("alpaca", "instruction+input", "output")._chat_key is None
+    assert FormatSpec("x", "messages", "messages", history="history")._chat_key is None
+    spec = detect_format([{"messages": [{"role": "user", "content": "Q"}, {"role": "assistant", "content": "A"}], "id": "r1"}])
+    assert spec._chat_key == "messages"
+    assert spec.extract({"messages": [{"role": "system", "content": "S"}, {"role": "USER", "content": "Q"},
+                                      {"role": "assistant", "content": "A1"}, {"role": "user", "content": "Q2"},
+                                      {"role": "assistant", "content": " "}], "id": "r1"}, 0) == ("r1", 0, "Q\nQ2", None, None, None)

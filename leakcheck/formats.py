@@ -108,7 +108,8 @@ class FormatSpec:
         paths = self._paths.get(key)
         if not paths:
             return None
-        v = fieldpath.get(paths[0], row, None)
+        path = paths[0]
+        v = row[path[0]] if len(path) == 1 and path[0] in row else fieldpath.get(path, row, None)
         if v is None or isinstance(v, (dict, list)):
             if key == "id" and self.id_required:
                 what = "missing or null" if v is None else f"{'an object' if isinstance(v, dict) else 'a list'}"

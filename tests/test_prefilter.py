@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from leakcheck.canon import normalize
-from leakcheck.detect.hashing import TextMatchDetector, _Index, word_key
+from leakcheck.detect.hashing import TextMatchDetector, _Index, word_key, word_text
 from leakcheck.records import Record
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -46,6 +46,7 @@ def _without_word_test(det: TextMatchDetector) -> TextMatchDetector:
 @SETTINGS
 @given(ASCII_TEXT)
 def test_word_key_survives_normalization(text):
+    assert word_text(text) == word_text(normalize(text))
     assert word_key(text) == word_key(normalize(text))
 
 
@@ -59,7 +60,10 @@ def test_word_test_never_drops_a_normalized_match(evals, picks, others):
     train = [Record(f"t{i}", i, t, texts[-1 - i]) for i, t in enumerate(texts)]
     fast = TextMatchDetector("normalized", ev, min_cross_chars=3)
     full = _without_word_test(TextMatchDetector("normalized", ev, min_cross_chars=3))
-    assert _matches(fast, train) == _matches(full, train)
+    meta, arrays = fast.state()
+    saved = TextMatchDetector.from_state("normalized", meta, arrays)  # the word test on hashes
+    assert fast._word is word_text and saved._word is word_key
+    assert _matches(fast, train) == _matches(full, train) == _matches(saved, train)
 
 
 def test_word_test_skips_texts_and_keeps_matches():
@@ -68,7 +72,7 @@ def test_word_test_skips_texts_and_keeps_matches():
     train = [Record("t0", 0, "  WHAT   is $X$ PLUS 2?", "it is $X$. #### 4"), Record("t1", 1, "what is $x$ plus 2?", "it is $x$. #### 4")]
     # t1 passes the word test (it lower-cases math too) but math keeps its case: no match
     assert _matches(det, train) == [(0, 0, "prompt", "prompt"), (0, 0, "target", "target")]
-    assert word_key("what is $x$ plus 2?") in det._words_p and word_key("nothing like it") not in det._words_p
+    assert "what is $x$ plus 2?" in det._words_p and "nothing like it" not in det._words_p
 
 
 def test_index_saved_without_word_keys_still_matches():
@@ -80,7 +84,10 @@ def test_index_saved_without_word_keys_still_matches():
     assert loaded._words_p is None and _Index.from_arrays("prompts", old).words is None
     assert _matches(loaded, [Record("t0", 0, "some  QUESTION here", None)]) == [(0, 0, "prompt", "prompt")]
     again = TextMatchDetector.from_state("normalized", {"min_cross_chars": 20}, arrays)
-    assert again._words_p == det._words_p
+    assert again._words_p == {word_key("some question here")} and det._words_p == {"some question here"}
+    merged = TextMatchDetector.concat([det, again], [1, 1])
+    assert merged._words_p == {word_key("some question here")}
+    assert _matches(merged, [Record("t0", 0, "SOME question HERE", None)]) == [(0, 0, "prompt", "prompt"), (0, 1, "prompt", "prompt")]
 
 
 # -- the one-pass chat reader (formats._chat_texts) against the general path -----------------------

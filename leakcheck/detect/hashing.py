@@ -9,7 +9,7 @@ short normalization, not a full one (normalizing all of a 900-character text tak
 its head ~1 µs). Only a key hit normalizes the whole text and compares it in full.
 
 Before that, an ASCII train text must pass a cheaper test: its *word key* (see
-:func:`word_key`: its first five words, lower-cased)
+:func:`word_text`: its first five words, lower-cased)
 must be one that a normalized eval text has. No normalization is needed for it, and texts
 with equal normalized forms have equal word keys, so the test never drops a match.
 
@@ -21,7 +21,7 @@ with equal normalized forms have equal word keys, so the test never drops a matc
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import xxhash
 
@@ -38,21 +38,25 @@ KEY_CHARS = 48
 KEY_WORDS = 5
 
 
-def word_key(text: str) -> int:
-    """A 64-bit hash of the first :data:`KEY_WORDS` words of ``text``, lower-cased; words as ``str.split()`` splits them.
+def word_text(text: str) -> str:
+    """The first :data:`KEY_WORDS` words of ``text``, lower-cased and joined by spaces; words as ``str.split()`` splits them.
 
-    For an ASCII ``text``, ``word_key(text) == word_key(normalize(text))``: ASCII
+    For an ASCII ``text``, ``word_text(text) == word_text(normalize(text))``: ASCII
     normalization only lower-cases letters (some of them: LaTeX keeps its case) and collapses
     whitespace, which changes neither where the words are nor their lower-cased form. So two
-    texts whose normalized forms are equal have equal word keys, if the train text is ASCII
+    texts whose normalized forms are equal have equal word texts, if the train text is ASCII
     (non-ASCII texts skip the test: NFKC and case folding can change words).
 
-    >>> word_key("  What IS  $X$,\tsir? ") == word_key(normalize("  What IS  $X$,\tsir? ")) == word_key("what is $x$, sir?")
+    >>> word_text("  What IS  $X$,\tsir? ") == word_text(normalize("  What IS  $X$,\tsir? ")) == "what is $x$, sir?"
     True
     """
     # maxsplit leaves the rest in one piece: only the first words are cut out
-    words = text.split(None, KEY_WORDS)[:KEY_WORDS]
-    return xxhash.xxh3_64_intdigest(" ".join(words).lower().encode("utf-8", "surrogatepass"))
+    return " ".join(text.split(None, KEY_WORDS)[:KEY_WORDS]).lower()
+
+
+def word_key(text: str) -> int:
+    """:func:`word_text` as a 64-bit hash: what a saved index keeps (no eval text)."""
+    return xxhash.xxh3_64_intdigest(word_text(text).encode("utf-8", "surrogatepass"))
 
 
 def prefix_key(text: str) -> str:
@@ -89,7 +93,7 @@ class _Index:
     about 2**-128 per comparison.
     """
 
-    __slots__ = ("full", "keys", "words")
+    __slots__ = ("full", "keys", "words", "word_texts")
 
     def __init__(self, full: dict[int, list[int]] | None = None, keys: set[int] | None = None,
                  words: set[int] | None = None) -> None:
@@ -97,6 +101,8 @@ class _Index:
         self.keys: set[int] = keys if keys is not None else set()
         #: word keys of the normalized texts; ``None`` (an index saved without them): no word test
         self.words: set[int] | None = words if words is not None else set()
+        #: the word texts themselves, in memory only while the eval texts are (not saved, not loaded)
+        self.word_texts: set[str] | None = set() if full is None else None
 
     def add(self, text: str, i: int, normalized: bool) -> None:
         if normalized:
@@ -105,6 +111,8 @@ class _Index:
             self.keys.add(text_key(prefix_key(text)))
             if self.words is not None:
                 self.words.add(word_key(n))
+            if self.word_texts is not None:
+                self.word_texts.add(word_text(n))
         else:
             self.full.setdefault(text_key(text), []).append(i)
 
@@ -133,7 +141,7 @@ class _Index:
         return out
 
 
-def _union(a: set[int] | None, b: set[int] | None) -> set[int] | None:
+def _union(a: set[Any] | None, b: set[Any] | None) -> set[Any] | None:
     return None if a is None or b is None else a | b
 
 
@@ -182,8 +190,14 @@ class TextMatchDetector:
         # prefix keys a train prompt / train target can hit (normalized level only)
         self._keys_p = self.prompts.keys | self.cross_targets.keys
         self._keys_t = self.targets.keys | self.cross_prompts.keys
-        self._words_p = _union(self.prompts.words, self.cross_targets.words)
-        self._words_t = _union(self.targets.words, self.cross_prompts.words)
+        # the word test: on the word texts where this process has them, else on their hashes
+        self._word: Callable[[str], Any] = word_text
+        self._words_p: set[Any] | None = _union(self.prompts.word_texts, self.cross_targets.word_texts)
+        self._words_t: set[Any] | None = _union(self.targets.word_texts, self.cross_prompts.word_texts)
+        if self._words_p is None or self._words_t is None:
+            self._word = word_key
+            self._words_p = _union(self.prompts.words, self.cross_targets.words)
+            self._words_t = _union(self.targets.words, self.cross_prompts.words)
 
     def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """Plain data to save: settings and arrays of hashes (no text)."""
@@ -209,7 +223,8 @@ class TextMatchDetector:
                 for key, ids in src.full.items():
                     merged.full.setdefault(key, []).extend(i + offset for i in ids)
                 merged.keys |= src.keys
-                merged.words = None if merged.words is None or src.words is None else merged.words | src.words
+                merged.words = _union(merged.words, src.words)
+                merged.word_texts = _union(merged.word_texts, src.word_texts)
                 offset += n
             idx.append(merged)
         return cls(parts[0].level, (), parts[0].min_cross_chars, _indexes=tuple(idx))
@@ -235,14 +250,14 @@ class TextMatchDetector:
     def _probe_normalized(self, batch: Sequence[Record]) -> Iterator[Match]:
         P, T, XT, XP = self.prompts, self.targets, self.cross_targets, self.cross_prompts
         keys_p, keys_t = self._keys_p, self._keys_t
-        words_p, words_t = self._words_p, self._words_t
+        words_p, words_t, word = self._words_p, self._words_t, self._word
         for pos, r in enumerate(batch):
             p = r.prompt
-            if (words_p is None or not p.isascii() or word_key(p) in words_p) and text_key(prefix_key(p)) in keys_p:
+            if (words_p is None or not p.isascii() or word(p) in words_p) and text_key(prefix_key(p)) in keys_p:
                 n = text_key(normalize(p))
                 yield from _matches(pos, P.full.get(n), XT.full.get(n), "prompt")
             t = r.target
-            if t is not None and (words_t is None or not t.isascii() or word_key(t) in words_t) and text_key(prefix_key(t)) in keys_t:
+            if t is not None and (words_t is None or not t.isascii() or word(t) in words_t) and text_key(prefix_key(t)) in keys_t:
                 n = text_key(normalize(t))
                 yield from _matches(pos, T.full.get(n), XP.full.get(n), "target")
 

@@ -140,3 +140,37 @@ def test_one_pass_chat_reader_only_for_one_chat_field():
     assert spec.extract({"messages": [{"role": "system", "content": "S"}, {"role": "USER", "content": "Q"},
                                       {"role": "assistant", "content": "A1"}, {"role": "user", "content": "Q2"},
                                       {"role": "assistant", "content": " "}], "id": "r1"}, 0) == ("r1", 0, "Q\nQ2", None, None, None)
+
+
+def test_cli_finds_normalized_copies_directly_and_through_a_saved_index(tmp_path):
+    """Recased, respaced and typographic copies in a chat file: the same normalized findings from the eval
+    file (word test on texts) and from a saved index (word test on hashes); exit 1 both times."""
+    import json
+
+    from click.testing import CliRunner
+
+    from leakcheck.cli import main
+
+    from .conftest import write_jsonl
+
+    ev = write_jsonl(tmp_path / "eval.jsonl", [
+        {"id": "e0", "question": "Lena bakes 4 trays of 12 cookies. How many are left?", "answer": "She has 38 left.\n#### 38"},
+        {"id": "e1", "question": "Omar's bill is $21 with the pen. What change?", "answer": "No change.\n#### 0"},
+    ])
+    chat = lambda q, a: {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": q}, {"role": "assistant", "content": a}]}  # noqa: E731
+    tr = write_jsonl(tmp_path / "train.jsonl", [
+        chat("Something else entirely, about trains.", "ok"),
+        chat("LENA  bakes 4 trays of 12 cookies.\tHow many are left?", "unrelated"),  # ASCII: through the word test
+        chat("Omar\u2019s bill is $21 with the pen.  What CHANGE?", "fine"),  # typographic quote: not ASCII
+        chat("Lena bakes 4 trays of 12 cookies. How many are right?", "she has 38 LEFT. #### 38"),  # same first words, other text
+    ])
+    run = CliRunner().invoke
+    direct, via = tmp_path / "direct.json", tmp_path / "via.json"
+    res = run(main, ["scan", str(tr), str(ev), "--levels", "exact,normalized", "-j", "1", "--json", str(direct)])
+    assert res.exit_code == 1, res.output
+    assert run(main, ["index", str(ev), "--levels", "exact,normalized", "-o", str(tmp_path / "e.lcx")]).exit_code == 0
+    res = run(main, ["scan", str(tr), "--index", str(tmp_path / "e.lcx"), "--levels", "exact,normalized", "-j", "1", "--json", str(via)])
+    assert res.exit_code == 1, res.output
+    for report in (direct, via):
+        found = [(f["eval_id"], f["train_line"], f["kind"], f["level"]) for f in json.loads(report.read_text())["findings"]]
+        assert found == [("e0", 2, "prompt", "normalized"), ("e0", 4, "target", "normalized"), ("e1", 3, "prompt", "normalized")]

@@ -8,10 +8,9 @@ raw characters alone, so a long train text that cannot match costs a
 short normalization, not a full one (normalizing all of a 900-character text takes ~8 µs,
 its head ~1 µs). Only a key hit normalizes the whole text and compares it in full.
 
-Before that, an ASCII train text must pass a cheaper test: its *word key* (see
-:func:`word_text`: its first five words, lower-cased)
-must be one that a normalized eval text has. No normalization is needed for it, and texts
-with equal normalized forms have equal word keys, so the test never drops a match.
+Before that, an ASCII train text must pass a cheaper test: its first five words, lower-cased
+(:func:`word_text`), must be those of a normalized eval text. It needs no normalization, and
+texts with equal normalized forms have equal word texts, so the test never drops a match.
 
 >>> from leakcheck.records import Record
 >>> d = TextMatchDetector("normalized", [Record("e0", 0, "What is  2+2?", "Four")], min_cross_chars=20)

@@ -294,7 +294,7 @@ def _yardstick_flagged(run: Run) -> str:
     return m.group(1) if m else "?"
 
 
-def make_contestants(levels_specs: list[str], yardsticks: list[str], tmp: Path) -> list[Contestant]:
+def make_contestants(levels_specs: list[str], yardsticks: list[str], tmp: Path, jobs: int | None = None) -> list[Contestant]:
     out: list[Contestant] = []
     seen: set[tuple[str, ...]] = set()
     for spec in levels_specs:
@@ -307,7 +307,8 @@ def make_contestants(levels_specs: list[str], yardsticks: list[str], tmp: Path) 
         out.append(Contestant(
             name=f"leakcheck[{'all' if lv == ALL_LEVELS else key}]", kind="leakcheck", key=key,
             ok_codes=(0, 1),  # 1 = leakage found, which the planted items guarantee
-            build=lambda tr, ev, key=key, jp=jp: [*leakcheck_argv(), "scan", str(tr), str(ev), "--levels", key, "--json", str(jp)],
+            build=lambda tr, ev, key=key, jp=jp: [*leakcheck_argv(), "scan", str(tr), str(ev), "--levels", key, "--json", str(jp),
+                                                  *(["--jobs", str(jobs)] if jobs else [])],
             flagged=lambda run, jp=jp: _leakcheck_flagged(run, jp),
         ))
     for y in yardsticks:
@@ -378,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--regenerate", action="store_true", help="rebuild the cached train set under benchmarks/_data/")
     ap.add_argument("--records", type=int, default=N_RECORDS, help=argparse.SUPPRESS)  # small runs while developing
     ap.add_argument("--planted", type=int, default=PLANTED, help=f"eval items copied verbatim into train (default {PLANTED})")
+    ap.add_argument("--jobs", type=int, help="pass --jobs N to leakcheck (default: leakcheck's own, all cores)")
     ap.add_argument("--check", action="store_true", help="exit 1 when a target is missed or a run fails")
     ap.add_argument("--out", type=Path, help="also write the measurements as JSON here")
     a = ap.parse_args(argv)
@@ -401,12 +403,12 @@ def main(argv: list[str] | None = None) -> int:
         n_records = sum(1 for _ in fh)
     print(f"train   : {train.relative_to(REPO)}  {n_records:,} records, {size / MiB:.1f} MiB ({size / 1e6:.1f} MB), {a.planted} planted eval items")
     print(f"eval    : {evalp}  {sum(1 for _ in open(evalp, 'rb')):,} records")
-    print(f"repeat  : {a.repeat} (alternating), medians shown; MiB = 2^20 bytes")
+    print(f"repeat  : {a.repeat} (alternating), medians shown; MiB = 2^20 bytes; leakcheck --jobs {a.jobs or 'default (all cores)'}")
     print(flush=True)
 
     with tempfile.TemporaryDirectory(prefix="bench_scan_") as tmpd:
         tmp = Path(tmpd)
-        cs = make_contestants(a.levels or ["exact,normalized"], ys_names, tmp)
+        cs = make_contestants(a.levels or ["exact,normalized"], ys_names, tmp, a.jobs)
         for i in range(a.repeat):
             for c in cs:
                 if c.error:

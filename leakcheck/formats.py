@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import fieldpath
-from .canon import canonical_text, is_chat
+from .canon import ASSISTANT_ROLES, USER_ROLES, canonical_text, is_blank, is_chat
 from .errors import RecordError
 from .records import Record
 
@@ -57,6 +57,8 @@ class FormatSpec:
     #: ``--id-field`` was given: a row without that id is an error, not a row number.
     id_required: bool = False
     _paths: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: the top-level key holding both prompt and target (a chat, as in OpenAI messages): read in one pass
+    _chat_key: str | None = field(default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for key in ("prompt", "target", "id", "group", "subset", "history"):
@@ -64,6 +66,9 @@ class FormatSpec:
             if value is None:
                 continue
             self._paths[key] = tuple(fieldpath.parse(p) for p in value.split("+"))
+        prompt, target = self._paths["prompt"], self._paths.get("target")
+        if self.history is None and prompt == target and len(prompt) == 1 and len(prompt[0]) == 1 and isinstance(prompt[0][0], str):
+            object.__setattr__(self, "_chat_key", prompt[0][0])
 
     def fields(self) -> dict[str, str | None]:
         """The field paths used, for the report."""
@@ -103,7 +108,8 @@ class FormatSpec:
         paths = self._paths.get(key)
         if not paths:
             return None
-        v = fieldpath.get(paths[0], row, None)
+        path = paths[0]
+        v = row[path[0]] if len(path) == 1 and path[0] in row else fieldpath.get(path, row, None)
         if v is None or isinstance(v, (dict, list)):
             if key == "id" and self.id_required:
                 what = "missing or null" if v is None else f"{'an object' if isinstance(v, dict) else 'a list'}"
@@ -113,6 +119,16 @@ class FormatSpec:
 
     def extract(self, row: Any, rownum: int) -> Record:
         """Turn one raw row into a :class:`Record`; raises :class:`RecordError` when it cannot."""
+        if self._chat_key is not None and type(row) is dict:
+            texts = _chat_texts(row.get(self._chat_key))
+            if texts is not None:
+                rid = self._scalar("id", row) if self.id is not None else None
+                return Record(rid if rid is not None else str(rownum), rownum, texts[0], texts[1],
+                              self._scalar("group", row) if self.group is not None else None,
+                              self._scalar("subset", row) if self.subset is not None else None)
+        return self._extract(row, rownum)
+
+    def _extract(self, row: Any, rownum: int) -> Record:
         if type(row) is not dict:
             raise RecordError(
                 "not_object",
@@ -134,6 +150,49 @@ class FormatSpec:
             self._scalar("group", row) if self.group is not None else None,
             self._scalar("subset", row) if self.subset is not None else None,
         )
+
+
+def _chat_texts(messages: Any) -> tuple[str, str | None] | None:
+    """(user turns, last assistant turn) of a plain chat in one pass, as :meth:`FormatSpec._extract`
+    makes them; ``None`` for anything else (no user turn, a blank text, not a chat), which the
+    general path then reads, errors included.
+
+    >>> _chat_texts([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "2+2?"}, {"role": "assistant", "content": "4"}])
+    ('2+2?', '4')
+    """
+    if type(messages) is not list or not messages or type(messages[0]) is not dict:
+        return None
+    first = messages[0]
+    if "role" not in first and "from" not in first:
+        return None
+    parts: list[str] = []
+    answer: Any = None
+    for m in messages:
+        if type(m) is not dict:
+            continue
+        role = m.get("role") or m.get("from")
+        if type(role) is not str:
+            continue
+        if role not in USER_ROLES and role not in ASSISTANT_ROLES:
+            role = role.lower()
+        if role in USER_ROLES:
+            c = m["content"] if "content" in m else m.get("value")
+            if type(c) is not str:
+                return None
+            parts.append(c)
+        elif role in ASSISTANT_ROLES:
+            answer = m
+    if not parts:
+        return None
+    prompt = "\n".join(parts)
+    if not prompt or prompt.isspace() or (not prompt.isascii() and is_blank(prompt)):
+        return None
+    if answer is None:
+        return prompt, None
+    c = answer["content"] if "content" in answer else answer.get("value")
+    if type(c) is not str:
+        return None
+    return prompt, None if not c or c.isspace() or (not c.isascii() and is_blank(c)) else c
 
 
 def history_prompts(value: Any) -> list[str]:

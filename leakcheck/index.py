@@ -26,9 +26,7 @@ import os
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .canon import normalize
@@ -38,6 +36,9 @@ from .fingerprint import record_fingerprint, text_key
 from .levels import REGISTRY, LevelIndex
 from .records import Record
 from .result import EvalDuplicate, InputInfo, SkippedRow, UnreadFile
+
+if TYPE_CHECKING:  # imported where an index is saved or loaded: a scan starts without it
+    import numpy as np
 
 INDEX_FORMAT = "leakcheck-eval-index"
 INDEX_VERSION = 2
@@ -222,6 +223,8 @@ class EvalIndex:
         if with_text and self.meta.prompts is not None:
             header["texts"] = {"prompts": list(self.meta.prompts), "targets": list(self.meta.targets or ())}
         buf = io.BytesIO()
+        import numpy as np
+
         payload: dict[str, Any] = {_HEADER: np.frombuffer(json.dumps(header).encode(), dtype=np.uint8), **arrays}
         (np.savez_compressed if compress else np.savez)(buf, **payload)
         return buf.getvalue()
@@ -243,6 +246,8 @@ class EvalIndex:
         }
 
     def _arrays(self) -> dict[str, np.ndarray]:
+        import numpy as np
+
         keys = [k if k is not None else 0 for k in self.meta.target_keys]
         out = {"meta.target_keys": np.array([[k >> 64, k & 0xFFFFFFFFFFFFFFFF] for k in keys], dtype=np.uint64).reshape(-1, 2)}
         for lv, p in self.parts.items():
@@ -264,6 +269,8 @@ class EvalIndex:
     @classmethod
     def _read(cls, src: Any, p: str, config: ScanConfig | None) -> "EvalIndex":
         try:
+            import numpy as np
+
             with np.load(src, allow_pickle=False) as z:
                 if _HEADER not in z.files:
                     raise InputError(p, None, "not a leakcheck eval index", "build one with leakcheck index EVAL -o FILE.lcx")

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported when an index is saved or loaded, not to start a scan
+    import numpy as np
 
 from .config import LEVELS, ScanConfig
 from .detect.base import Match

@@ -8,6 +8,10 @@ raw characters alone, so a long train text that cannot match costs a
 short normalization, not a full one (normalizing all of a 900-character text takes ~8 µs,
 its head ~1 µs). Only a key hit normalizes the whole text and compares it in full.
 
+Before that, an ASCII train text must pass a cheaper test: its first five words, lower-cased
+(:func:`word_text`), must be those of a normalized eval text. It needs no normalization, and
+texts with equal normalized forms have equal word texts, so the test never drops a match.
+
 >>> from leakcheck.records import Record
 >>> d = TextMatchDetector("normalized", [Record("e0", 0, "What is  2+2?", "Four")], min_cross_chars=20)
 >>> [(m.eval_field, m.train_field, m.score) for m in d.probe([Record("t0", 0, "what is 2+2?", "four")])]
@@ -16,17 +20,42 @@ its head ~1 µs). Only a key hit normalizes the whole text and compares it in fu
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-import numpy as np
+import xxhash
 
 from ..canon import may_have_latex, normalize, normalize_no_latex
 from ..fingerprint import text_key
 from ..records import Record
 from .base import Match
 
+if TYPE_CHECKING:  # numpy only to save or load an index: a scan starts without it
+    import numpy as np
+
 PREFIX_RAW = 96
 KEY_CHARS = 48
+KEY_WORDS = 5
+
+
+def word_text(text: str) -> str:
+    """The first :data:`KEY_WORDS` words of ``text``, lower-cased and joined by spaces; words as ``str.split()`` splits them.
+
+    For an ASCII ``text``, ``word_text(text) == word_text(normalize(text))``: ASCII
+    normalization only lower-cases letters (some of them: LaTeX keeps its case) and collapses
+    whitespace, which changes neither where the words are nor their lower-cased form. So two
+    texts whose normalized forms are equal have equal word texts, if the train text is ASCII
+    (non-ASCII texts skip the test: NFKC and case folding can change words).
+
+    >>> word_text("  What IS  $X$,\tsir? ") == word_text(normalize("  What IS  $X$,\tsir? ")) == "what is $x$, sir?"
+    True
+    """
+    # maxsplit leaves the rest in one piece: only the first words are cut out
+    return " ".join(text.split(None, KEY_WORDS)[:KEY_WORDS]).lower()
+
+
+def word_key(text: str) -> int:
+    """:func:`word_text` as a 64-bit hash: what a saved index keeps (no eval text)."""
+    return xxhash.xxh3_64_intdigest(word_text(text).encode("utf-8", "surrogatepass"))
 
 
 def prefix_key(text: str) -> str:
@@ -63,21 +92,33 @@ class _Index:
     about 2**-128 per comparison.
     """
 
-    __slots__ = ("full", "keys")
+    __slots__ = ("full", "keys", "words", "word_texts")
 
-    def __init__(self, full: dict[int, list[int]] | None = None, keys: set[int] | None = None) -> None:
+    def __init__(self, full: dict[int, list[int]] | None = None, keys: set[int] | None = None,
+                 words: set[int] | None = None) -> None:
         self.full: dict[int, list[int]] = full if full is not None else {}
         self.keys: set[int] = keys if keys is not None else set()
+        #: word keys of the normalized texts; ``None`` (an index saved without them): no word test
+        self.words: set[int] | None = words if words is not None else set()
+        #: the word texts themselves, in memory only while the eval texts are (not saved, not loaded)
+        self.word_texts: set[str] | None = set() if full is None else None
 
     def add(self, text: str, i: int, normalized: bool) -> None:
         if normalized:
-            self.full.setdefault(text_key(normalize(text)), []).append(i)
+            n = normalize(text)
+            self.full.setdefault(text_key(n), []).append(i)
             self.keys.add(text_key(prefix_key(text)))
+            if self.words is not None:
+                self.words.add(word_key(n))
+            if self.word_texts is not None:
+                self.word_texts.add(word_text(n))
         else:
             self.full.setdefault(text_key(text), []).append(i)
 
     def arrays(self, name: str) -> dict[str, np.ndarray]:
-        """The index as flat arrays: hash halves, eval index lists, prefix keys."""
+        """The index as flat arrays: hash halves, eval index lists, prefix keys, word keys."""
+        import numpy as np
+
         items = sorted(self.full.items())
         lengths = np.array([len(v) for _, v in items], dtype=np.int64)
         return {
@@ -85,17 +126,28 @@ class _Index:
             f"{name}.ptr": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
             f"{name}.idx": np.array([i for _, v in items for i in v], dtype=np.int64),
             f"{name}.prefix": _split128(sorted(self.keys)),
+            **({f"{name}.words": np.array(sorted(self.words), dtype=np.uint64)} if self.words is not None else {}),
         }
 
     @classmethod
     def from_arrays(cls, name: str, a: dict[str, np.ndarray]) -> "_Index":
         keys, ptr, idx = _join128(a[f"{name}.key"]), a[f"{name}.ptr"].tolist(), a[f"{name}.idx"].tolist()
         full = {k: idx[ptr[j] : ptr[j + 1]] for j, k in enumerate(keys)}
-        return cls(full, set(_join128(a[f"{name}.prefix"])))
+        words = a.get(f"{name}.words")
+        out = cls(full, set(_join128(a[f"{name}.prefix"])), None if words is None else set(words.tolist()))
+        if words is None:  # an index saved before word keys: every ASCII text takes the prefix test
+            out.words = None
+        return out
+
+
+def _union(a: set[Any] | None, b: set[Any] | None) -> set[Any] | None:
+    return None if a is None or b is None else a | b
 
 
 def _split128(keys: list[int]) -> np.ndarray:
     """128-bit ints as an (n, 2) uint64 array (numpy has no 128-bit integers)."""
+    import numpy as np
+
     out = np.zeros((len(keys), 2), dtype=np.uint64)
     for j, k in enumerate(keys):
         out[j, 0], out[j, 1] = k >> 64, k & 0xFFFFFFFFFFFFFFFF
@@ -137,6 +189,14 @@ class TextMatchDetector:
         # prefix keys a train prompt / train target can hit (normalized level only)
         self._keys_p = self.prompts.keys | self.cross_targets.keys
         self._keys_t = self.targets.keys | self.cross_prompts.keys
+        # the word test: on the word texts where this process has them, else on their hashes
+        self._word: Callable[[str], Any] = word_text
+        self._words_p: set[Any] | None = _union(self.prompts.word_texts, self.cross_targets.word_texts)
+        self._words_t: set[Any] | None = _union(self.targets.word_texts, self.cross_prompts.word_texts)
+        if self._words_p is None or self._words_t is None:
+            self._word = word_key
+            self._words_p = _union(self.prompts.words, self.cross_targets.words)
+            self._words_t = _union(self.targets.words, self.cross_prompts.words)
 
     def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """Plain data to save: settings and arrays of hashes (no text)."""
@@ -162,6 +222,8 @@ class TextMatchDetector:
                 for key, ids in src.full.items():
                     merged.full.setdefault(key, []).extend(i + offset for i in ids)
                 merged.keys |= src.keys
+                merged.words = _union(merged.words, src.words)
+                merged.word_texts = _union(merged.word_texts, src.word_texts)
                 offset += n
             idx.append(merged)
         return cls(parts[0].level, (), parts[0].min_cross_chars, _indexes=tuple(idx))
@@ -187,12 +249,14 @@ class TextMatchDetector:
     def _probe_normalized(self, batch: Sequence[Record]) -> Iterator[Match]:
         P, T, XT, XP = self.prompts, self.targets, self.cross_targets, self.cross_prompts
         keys_p, keys_t = self._keys_p, self._keys_t
+        words_p, words_t, word = self._words_p, self._words_t, self._word
         for pos, r in enumerate(batch):
-            if text_key(prefix_key(r.prompt)) in keys_p:
-                n = text_key(normalize(r.prompt))
+            p = r.prompt
+            if (words_p is None or not p.isascii() or word(p) in words_p) and text_key(prefix_key(p)) in keys_p:
+                n = text_key(normalize(p))
                 yield from _matches(pos, P.full.get(n), XT.full.get(n), "prompt")
             t = r.target
-            if t is not None and text_key(prefix_key(t)) in keys_t:
+            if t is not None and (words_t is None or not t.isascii() or word(t) in words_t) and text_key(prefix_key(t)) in keys_t:
                 n = text_key(normalize(t))
                 yield from _matches(pos, T.full.get(n), XP.full.get(n), "target")
 

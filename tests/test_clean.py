@@ -1,0 +1,279 @@
+"""leakcheck clean: the train (or eval) set written without its leaks, in its own format, with a manifest.
+
+Every test cleans real files through the CLI and then rescans the output with the same eval set.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from leakcheck.cli import main
+
+from .conftest import EXAMPLES
+
+FIX = Path(__file__).parent / "fixtures" / "clean"
+CHAT = EXAMPLES / "chat_small"
+COLLAB = EXAMPLES / "collabllm_medium"
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def manifest(out: Path) -> dict:
+    return json.loads(Path(str(out).rstrip("/") + ".manifest.json").read_text())
+
+
+def lines(path: Path) -> list[bytes]:
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    return data.splitlines(keepends=True)
+
+
+# -- the redact fixture in every format: 30 documents, 3 with an eval question pasted in (contained), 1 an exact copy ----
+
+CONTAINED = {"doc03": "q0", "doc11": "q1", "doc19": "q2"}
+EXACT = {"doc25": "q3"}
+
+
+def _as(fmt: str, tmp: Path) -> Path:
+    """The fixture's train set as ``fmt``: jsonl, gz, parquet (3 row groups) or a folder of 2 shards."""
+    src = FIX / "train.jsonl"
+    if fmt == "jsonl":
+        return src
+    if fmt == "gz":
+        p = tmp / "train.jsonl.gz"
+        p.write_bytes(gzip.compress(src.read_bytes(), mtime=0))
+        return p
+    if fmt == "parquet":
+        p = tmp / "train.parquet"
+        rows = [json.loads(x) for x in lines(src)]
+        pq.write_table(pa.Table.from_pylist(rows), p, row_group_size=10)
+        return p
+    d = tmp / "train_shards"
+    (d / "data").mkdir(parents=True)
+    ls = lines(src)
+    (d / "data" / "train-00000-of-00002.jsonl").write_bytes(b"".join(ls[:15]))
+    (d / "data" / "train-00001-of-00002.jsonl").write_bytes(b"".join(ls[15:]))
+    return d
+
+
+def _records(path: Path) -> list[dict]:
+    """Every record of a cleaned output, in order (a folder: its files in name order)."""
+    if path.is_dir():
+        return [r for f in sorted(path.rglob("*.jsonl")) for r in _records(f)]
+    if path.suffix == ".parquet":
+        return pq.read_table(path).to_pylist()
+    return [json.loads(x) for x in lines(path) if x.strip()]
+
+
+def _raw_lines(path: Path) -> list[bytes]:
+    if path.is_dir():
+        return [x for f in sorted(path.rglob("*.jsonl")) for x in lines(f)]
+    return lines(path)
+
+
+def _out_name(fmt: str, tmp: Path) -> Path:
+    return tmp / {"jsonl": "clean.jsonl", "gz": "clean.jsonl.gz", "parquet": "clean.parquet", "folder": "clean"}[fmt]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "gz", "parquet", "folder"])
+@pytest.mark.parametrize("mode", ["drop", "flag", "redact"])
+def test_round_trip_every_format_and_mode(tmp_path, fmt, mode):
+    train, out = _as(fmt, tmp_path), _out_name(fmt, tmp_path)
+    res = run("clean", train, FIX / "eval.jsonl", "-o", out, "--mode", mode)
+    assert res.exit_code == 0, res.output
+    m = manifest(out)
+    original = _records(train)
+    cleaned = _records(out)
+    acted = {r["train_id"]: r for r in m["records"]}
+    assert set(acted) == set(CONTAINED) | set(EXACT)
+    assert {tid: r["leaks"][0]["eval_id"] for tid, r in acted.items()} == CONTAINED | EXACT
+    expected_action = {"drop": dict.fromkeys(acted, "dropped"), "flag": dict.fromkeys(acted, "flagged"),
+                       "redact": dict.fromkeys(CONTAINED, "redacted") | dict.fromkeys(EXACT, "dropped")}[mode]
+    assert {tid: r["action"] for tid, r in acted.items()} == expected_action
+    assert [r["line"] for r in m["records"]] == sorted(r["line"] for r in m["records"]) or fmt == "folder"
+    counts = m["counts"]
+    assert counts["records"] == 30 and counts["kept"] == len(cleaned) == 30 - list(expected_action.values()).count("dropped")
+
+    # records not acted on are unchanged (JSONL: byte for byte)
+    by_id = {r["id"]: r for r in cleaned}
+    for r in original:
+        if r["id"] not in acted:
+            assert {k: v for k, v in by_id[r["id"]].items() if k != "leakcheck_leaked"} == r
+            if fmt == "parquet" and mode == "flag":
+                assert by_id[r["id"]]["leakcheck_leaked"] == []
+    if fmt != "parquet":
+        untouched = [x for x in _raw_lines(train) if not any(f'"{t}"'.encode() in x for t in acted)]
+        assert [x for x in _raw_lines(out) if not any(f'"{t}"'.encode() in x for t in acted)] == untouched
+
+    if mode == "flag":
+        for tid in acted:
+            assert by_id[tid]["leakcheck_leaked"] == ["eval"]
+            assert {k: v for k, v in by_id[tid].items() if k != "leakcheck_leaked"} == next(r for r in original if r["id"] == tid)
+    if mode == "redact":
+        for tid, r in acted.items():
+            if tid in CONTAINED:
+                (cut,) = r["cuts"]
+                text = next(o for o in original if o["id"] == tid)["text"]
+                assert cut["field"] == "text" and by_id[tid]["text"] == text[: cut["start"]] + text[cut["end"]:]
+                assert "(case 10" in text[cut["start"]: cut["end"]] and "Exercise" in by_id[tid]["text"]
+
+    # the rescan: nothing removed is found again; flagged records still are (they were kept)
+    again = run("scan", out, FIX / "eval.jsonl", "-q")
+    assert again.exit_code == (1 if mode == "flag" else 0), again.output
+
+
+def test_gz_output_is_gzip(tmp_path):
+    out = tmp_path / "clean.jsonl.gz"
+    assert run("clean", _as("gz", tmp_path), FIX / "eval.jsonl", "-o", out).exit_code == 0
+    assert out.read_bytes()[:2] == b"\x1f\x8b"
+    assert len(gzip.decompress(out.read_bytes()).splitlines()) == 26
+
+
+def test_parquet_keeps_schema_and_row_groups(tmp_path):
+    """The CollabLLM-style example, rewritten in row groups of 50: 35 leaked pairs dropped, layout kept."""
+    train = tmp_path / "train.parquet"
+    pq.write_table(pq.read_table(COLLAB / "train.parquet"), train, row_group_size=50, compression="zstd")
+    out = tmp_path / "clean.parquet"
+    res = run("clean", train, COLLAB / "eval.parquet", "-o", out)
+    assert res.exit_code == 0, res.output
+    assert "400 train records, 365 written, 35 dropped" in res.output
+    src, dst = pq.ParquetFile(train), pq.ParquetFile(out)
+    assert dst.schema_arrow.equals(src.schema_arrow, check_metadata=True)
+    assert dst.metadata.num_row_groups == src.metadata.num_row_groups == 8
+    assert dst.metadata.row_group(0).column(0).compression == "ZSTD"
+    dropped = {r["index"] for r in manifest(out)["records"]}
+    assert len(dropped) == 35 and {r["kind"] for r in manifest(out)["records"][0]["leaks"]} == {"pair"}
+    kept = [r for i, r in enumerate(src.read().to_pylist()) if i not in dropped]
+    assert dst.read().to_pylist() == kept
+    assert run("scan", out, COLLAB / "eval.parquet", "-q").exit_code == 0
+
+
+def test_flag_adds_a_list_column_to_parquet(tmp_path):
+    out = tmp_path / "flagged.parquet"
+    res = run("clean", COLLAB / "train.parquet", COLLAB / "eval.parquet", "-o", out, "--mode", "flag", "--flag-field", "leaked_into")
+    assert res.exit_code == 0, res.output
+    t = pq.read_table(out)
+    assert t.schema.field("leaked_into").type == pa.list_(pa.string())
+    assert t.drop_columns(["leaked_into"]).equals(pq.read_table(COLLAB / "train.parquet"))
+    assert sum(1 for v in t.column("leaked_into").to_pylist() if v == ["eval"]) == 35
+
+
+def test_chat_example_jsonl_drop_manifest(tmp_path):
+    out = tmp_path / "train.clean.jsonl"
+    res = run("clean", CHAT / "train_chat.jsonl", CHAT / "eval_questions.jsonl", "-o", out, "--manifest", tmp_path / "m.json")
+    assert res.exit_code == 0, res.output
+    m = json.loads((tmp_path / "m.json").read_text())
+    assert m["side"] == "train" and m["mode"] == "drop" and m["remove"] == ["all"]
+    assert m["counts"] == {"records": 30, "kept": 25, "dropped": 5, "flagged": 0, "redacted": 0, "skipped_unchecked": 0}
+    assert m["files"] == [{"input": str(CHAT / "train_chat.jsonl"), "output": str(out), "records": 30, "kept": 25, "dropped": 5,
+                           "flagged": 0, "redacted": 0}]
+    gone = {r["line"] for r in m["records"]}
+    src = lines(CHAT / "train_chat.jsonl")
+    assert lines(out) == [x for i, x in enumerate(src, 1) if i not in gone]
+    for r in m["records"]:
+        assert set(r) == {"file", "line", "index", "train_id", "fingerprint", "action", "eval_sets", "leaks"}
+        assert len(r["fingerprint"]) == 32 and r["leaks"] and all({"eval_id", "kind", "level", "score"} <= set(lk) for lk in r["leaks"])
+    # deterministic: a second run writes the same manifest
+    again = tmp_path / "again.jsonl"
+    assert run("clean", CHAT / "train_chat.jsonl", CHAT / "eval_questions.jsonl", "-o", again).exit_code == 0
+    m2 = manifest(again)
+    assert m2["records"] == m["records"] and m2["counts"] == m["counts"]
+    assert run("scan", out, CHAT / "eval_questions.jsonl", "-q").exit_code == 0
+
+
+def test_remove_reads_like_fail_on(tmp_path):
+    out = tmp_path / "clean.jsonl"
+    res = run("clean", FIX / "train.jsonl", FIX / "eval.jsonl", "-o", out, "--remove", "exact")
+    assert res.exit_code == 0, res.output
+    m = manifest(out)
+    assert m["remove"] == ["exact"] and [r["train_id"] for r in m["records"]] == ["doc25"]
+    assert run("scan", out, FIX / "eval.jsonl", "-q", "--fail-on", "exact").exit_code == 0
+    assert run("scan", out, FIX / "eval.jsonl", "-q").exit_code == 1  # the contained ones were not asked for
+    bad = run("clean", FIX / "train.jsonl", FIX / "eval.jsonl", "-o", tmp_path / "x.jsonl", "--remove", "exactly")
+    assert bad.exit_code == 2 and "--fail-on: unknown item 'exactly'" in bad.output
+
+
+def test_side_eval_decontaminates_the_benchmark(tmp_path):
+    out = tmp_path / "eval.clean.parquet"
+    res = run("clean", COLLAB / "train.parquet", COLLAB / "eval.parquet", "-o", out, "--side", "eval")
+    assert res.exit_code == 0, res.output
+    m = manifest(out)
+    assert m["side"] == "eval" and m["counts"]["dropped"] == 35 and m["counts"]["records"] == 100
+    assert all(set(r) >= {"eval_id", "leaks"} and all("train_id" in lk for lk in r["leaks"]) for r in m["records"])
+    ev = pq.read_table(COLLAB / "eval.parquet").to_pylist()
+    dropped = {r["line"] for r in m["records"]}
+    assert pq.read_table(out).to_pylist() == [r for i, r in enumerate(ev, 1) if i not in dropped]
+    assert pq.ParquetFile(out).schema_arrow.equals(pq.ParquetFile(COLLAB / "eval.parquet").schema_arrow)
+    assert run("scan", COLLAB / "train.parquet", out, "-q").exit_code == 0
+    redact = run("clean", COLLAB / "train.parquet", COLLAB / "eval.parquet", "-o", tmp_path / "e.parquet", "--side", "eval", "--mode", "redact")
+    assert redact.exit_code == 2 and "use --mode drop or flag" in redact.output
+
+
+def test_with_a_saved_index(tmp_path):
+    ix = tmp_path / "gsm.lcx"
+    assert run("index", FIX / "eval.jsonl", "-o", ix).exit_code == 0
+    out = tmp_path / "clean.jsonl"
+    res = run("clean", FIX / "train.jsonl", "--index", ix, "-o", out, "--mode", "redact")
+    assert res.exit_code == 0, res.output
+    assert manifest(out)["counts"]["redacted"] == 3 and manifest(out)["counts"]["dropped"] == 1
+    assert run("scan", out, FIX / "eval.jsonl", "-q").exit_code == 0
+
+
+def test_refuses_to_write_over_an_input(tmp_path):
+    train = tmp_path / "train.jsonl"
+    shutil.copy(FIX / "train.jsonl", train)
+    before = train.read_bytes()
+    res = run("clean", train, FIX / "eval.jsonl", "-o", train)
+    assert res.exit_code == 2
+    assert f"-o {train} is the train input; choose another path: leakcheck never writes over an input" in res.output
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(train)
+    assert run("clean", train, FIX / "eval.jsonl", "-o", link).exit_code == 2
+    folder = _as("folder", tmp_path)
+    res = run("clean", folder, FIX / "eval.jsonl", "-o", folder)
+    assert res.exit_code == 2 and "already exists; the input is a folder or glob, so name a new (or empty) folder" in res.output
+    assert train.read_bytes() == before and not list(tmp_path.glob(".leakcheck-*"))
+
+
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
+    train = tmp_path / "train.jsonl"
+    train.write_bytes(b"".join(lines(FIX / "train.jsonl")[:2]) + b'{"id": "x", "text": \n')
+    out = tmp_path / "clean.jsonl"
+    res = run("clean", train, FIX / "eval.jsonl", "-o", out)
+    assert res.exit_code == 2
+    assert res.output.startswith(f"leakcheck: error: {train}: line 3: invalid JSON") and "Traceback" not in res.output
+    assert len(res.output.strip().splitlines()) == 1
+    assert not out.exists() and not list(tmp_path.glob(".leakcheck-*")) and not list(tmp_path.glob("*.manifest.json"))
+
+
+def test_skipped_rows_are_kept_and_exit_3(tmp_path):
+    train = tmp_path / "train.jsonl"
+    train.write_bytes(b"".join(lines(FIX / "train.jsonl")) + b"not json\n")
+    out = tmp_path / "clean.jsonl"
+    res = run("clean", train, FIX / "eval.jsonl", "-o", out, "--on-error", "skip")
+    assert res.exit_code == 3, res.output
+    assert "1 unreadable rows kept unchecked" in res.output
+    assert lines(out)[-1] == b"not json\n" and manifest(out)["counts"]["skipped_unchecked"] == 1
+    assert run("clean", train, FIX / "eval.jsonl", "-o", tmp_path / "c2.jsonl", "--on-error", "skip", "--allow-partial").exit_code == 0
+
+
+def test_sharded_folder_keeps_names(tmp_path):
+    folder = _as("folder", tmp_path)
+    out = tmp_path / "clean"
+    assert run("clean", folder, FIX / "eval.jsonl", "-o", out).exit_code == 0
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [
+        "data/train-00000-of-00002.jsonl", "data/train-00001-of-00002.jsonl"]
+    m = manifest(out)
+    assert [(Path(f["output"]).name, f["records"], f["dropped"]) for f in m["files"]] == [
+        ("train-00000-of-00002.jsonl", 15, 2), ("train-00001-of-00002.jsonl", 15, 2)]

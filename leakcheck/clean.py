@@ -503,7 +503,8 @@ def _with_key(path: str, lineno: int, line: bytes, obj: dict, key: str, value: l
     if not body.endswith(b"}"):
         raise InputError(path, f"line {lineno}", "does not end with '}'", "write one JSON object per line")
     sep = b", " if obj else b""
-    return body[:-1] + sep + orjson.dumps(key) + b": " + orjson.dumps(value) + b"}" + line[len(body):]
+    field = json.dumps({key: value}, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
+    return body[:-1] + sep + field + b"}" + line[len(body):]
 
 
 @contextlib.contextmanager
@@ -516,7 +517,7 @@ def _open_out(path: str, dest: str) -> Iterator[BinaryIO]:
         if codec is None:
             yield raw
         elif codec == "gzip":
-            with gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) as g:
+            with gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0, compresslevel=6) as g:
                 yield g  # type: ignore[misc]
         elif codec == "bzip2":
             with bz2.BZ2File(raw, "wb") as b:

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from leakcheck.cli import main
 
 from .conftest import EXAMPLES
+from .test_hub import cache, write_repo  # noqa: F401 - the Hugging Face cache fixture
 
 FIX = Path(__file__).parent / "fixtures" / "clean"
 CHAT = EXAMPLES / "chat_small"
@@ -240,6 +241,10 @@ def test_refuses_to_write_over_an_input(tmp_path):
     link = tmp_path / "link.jsonl"
     link.symlink_to(train)
     assert run("clean", train, FIX / "eval.jsonl", "-o", link).exit_code == 2
+    hard = tmp_path / "hard.jsonl"
+    hard.hardlink_to(train)
+    res = run("clean", train, FIX / "eval.jsonl", "-o", hard)
+    assert res.exit_code == 2 and "is the train input" in res.output
     folder = _as("folder", tmp_path)
     res = run("clean", folder, FIX / "eval.jsonl", "-o", folder)
     assert res.exit_code == 2 and "already exists; the input is a folder or glob, so name a new (or empty) folder" in res.output
@@ -277,3 +282,100 @@ def test_sharded_folder_keeps_names(tmp_path):
     m = manifest(out)
     assert [(Path(f["output"]).name, f["records"], f["dropped"]) for f in m["files"]] == [
         ("train-00000-of-00002.jsonl", 15, 2), ("train-00001-of-00002.jsonl", 15, 2)]
+
+
+def test_csv_drop_keeps_other_rows_byte_for_byte(tmp_path):
+    import csv
+
+    rows = [json.loads(x) for x in lines(FIX / "train.jsonl")]
+    train = tmp_path / "train.csv"
+    with train.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "text"])
+        w.writerows([r["id"], r["text"]] for r in rows)  # texts with blank lines: quoted fields over several lines
+    out = tmp_path / "clean.csv"
+    res = run("clean", train, FIX / "eval.jsonl", "-o", out)
+    assert res.exit_code == 0, res.output
+    assert {r["train_id"] for r in manifest(out)["records"]} == set(CONTAINED) | set(EXACT)
+    with train.open(newline="") as fh:
+        expect = [r for r in csv.reader(fh) if r[0] not in CONTAINED and r[0] not in EXACT]
+    with out.open(newline="") as fh:
+        assert list(csv.reader(fh)) == expect
+    assert run("scan", out, FIX / "eval.jsonl", "-q").exit_code == 0
+    flag = run("clean", train, FIX / "eval.jsonl", "-o", tmp_path / "f.csv", "--mode", "flag")
+    assert flag.exit_code == 2 and "is CSV, which clean can only drop records from" in flag.output
+    assert not (tmp_path / "f.csv").exists()
+
+
+def test_zstd_stays_zstd(tmp_path):
+    import zstandard
+
+    train = tmp_path / "train.jsonl.zst"
+    train.write_bytes(zstandard.ZstdCompressor().compress((FIX / "train.jsonl").read_bytes()))
+    out = tmp_path / "clean.jsonl.zst"
+    assert run("clean", train, FIX / "eval.jsonl", "-o", out, "--mode", "redact").exit_code == 0
+    data = zstandard.ZstdDecompressor().stream_reader(out.read_bytes()).read()
+    assert out.read_bytes()[:4] == b"\x28\xb5\x2f\xfd" and len(data.splitlines()) == 29
+    assert run("scan", out, FIX / "eval.jsonl", "-q").exit_code == 0
+
+
+def test_flag_field_that_exists_is_refused(tmp_path):
+    res = run("clean", FIX / "train.jsonl", FIX / "eval.jsonl", "-o", tmp_path / "f.jsonl", "--mode", "flag", "--flag-field", "text")
+    assert res.exit_code == 2 and "already has that key; name another with --flag-field" in res.output
+    assert not (tmp_path / "f.jsonl").exists() and not list(tmp_path.glob(".leakcheck-*"))
+
+
+def test_redact_a_non_ascii_document(tmp_path):
+    ev = json.loads(lines(FIX / "eval.jsonl")[0])
+    filler = " ".join(f"Satz {i}: die Brücke über den Fluss führt nach Süden, wo Bäume blühen." for i in range(8))
+    doc = f"Übung für Schüler – «Aufgabe» 1: {ev['question']} — Lösung folgt später, café ☕. {filler}"
+    train = tmp_path / "train.jsonl"
+    train.write_text("".join(json.dumps({"id": f"d{i}", "text": t}, ensure_ascii=False) + "\n"
+                             for i, t in enumerate([doc, "Ein ganz anderer Text über Bäume und Flüsse."])), encoding="utf-8")
+    out = tmp_path / "clean.jsonl"
+    assert run("clean", train, FIX / "eval.jsonl", "-o", out, "--mode", "redact").exit_code == 0
+    (r,) = manifest(out)["records"]
+    assert r["action"] == "redacted"
+    text = json.loads(lines(out)[0])["text"]
+    assert text == f"Übung für Schüler – «Aufgabe» 1:  — Lösung folgt später, café ☕. {filler}"
+    assert lines(out)[1] == lines(train)[1]
+    assert run("scan", out, FIX / "eval.jsonl", "-q").exit_code == 0
+
+
+def test_library_clean_returns_the_manifest(tmp_path):
+    from leakcheck.clean import clean
+    from leakcheck.config import ScanConfig
+    from leakcheck.scan import build_index
+
+    cfg = ScanConfig()
+    ix = build_index([("gsm", str(FIX / "eval.jsonl"))], cfg)
+    m = clean(FIX / "train.jsonl", ix, cfg, tmp_path / "c.jsonl", mode="redact")
+    assert (m.counts["redacted"], m.counts["dropped"], m.eval_sets) == (3, 1, ("gsm",))
+    assert [(a.id, a.action, [c.field for c in a.cuts]) for a in m.records] == [
+        ("doc03", "redacted", ["text"]), ("doc11", "redacted", ["text"]), ("doc19", "redacted", ["text"]), ("doc25", "dropped", [])]
+    m.write(str(tmp_path / "m.json"))
+    assert json.loads((tmp_path / "m.json").read_text())["counts"]["kept"] == 29
+
+
+def test_hub_split_is_written_with_its_repo_names(tmp_path, request):
+    hf_cache = request.getfixturevalue("cache")
+    files = {"README.md": "# rl mix\n", "data/train-00000-of-00001.parquet": (COLLAB / "train.parquet").read_bytes(),
+             "data/test-00000-of-00001.parquet": (COLLAB / "eval.parquet").read_bytes()}
+    write_repo(hf_cache, "my-org/rl-mix", files)
+    out = tmp_path / "clean"
+    res = run("clean", "my-org/rl-mix::train", COLLAB / "eval.parquet", "-o", out)
+    assert res.exit_code == 0, res.output
+    assert [p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()] == ["data/train-00000-of-00001.parquet"]
+    assert pq.read_table(out / "data" / "train-00000-of-00001.parquet").num_rows == 365
+    assert manifest(out)["counts"]["dropped"] == 35
+
+
+def test_flag_names_every_eval_set(tmp_path):
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(lines(FIX / "eval.jsonl")[3])
+    out = tmp_path / "flagged.jsonl"
+    res = run("clean", FIX / "train.jsonl", FIX / "eval.jsonl", other, "-o", out, "--mode", "flag")
+    assert res.exit_code == 0, res.output
+    flags = {json.loads(x)["id"]: json.loads(x).get("leakcheck_leaked") for x in lines(out)}
+    assert {k: v for k, v in flags.items() if v} == {"doc03": ["eval"], "doc11": ["eval"], "doc19": ["eval"], "doc25": ["eval", "other"]}
+    assert lines(out)[25] == lines(FIX / "train.jsonl")[25].rstrip(b"}\n") + b', "leakcheck_leaked": ["eval", "other"]}\n'

@@ -43,7 +43,7 @@ import numpy as np
 import orjson
 
 from . import __version__
-from .config import Policy, ScanConfig
+from .config import LEVELS, Policy, ScanConfig
 from .errors import InputError, UsageError
 from .index import EvalIndex
 from .io.compress import CORRUPT, codec_of_bytes, corrupt, open_binary, strip_codec
@@ -173,6 +173,10 @@ def clean(train: str | os.PathLike, index: EvalIndex, config: ScanConfig, out: s
     """
     _check_options(mode, side, eval_path, index, flag_field)
     policy = remove or config.policy
+    missing = sorted(policy.levels_named() - set(config.levels), key=LEVELS.index)
+    if missing:  # removing nothing at a level that never ran would look like a clean set
+        raise UsageError(f"--remove names {', '.join(missing)}, which does not run (--levels {','.join(config.levels)}); "
+                         "add it to --levels or drop it from --remove")
     src = open_source(eval_path if side == "eval" and eval_path is not None else train)
     single = _check_output(src, os.fspath(out))
     if results is None:
@@ -183,9 +187,8 @@ def clean(train: str | os.PathLike, index: EvalIndex, config: ScanConfig, out: s
     where = _eval_locations(src) if side == "eval" else None
     plan: dict[str, dict[int, list[Finding]]] = {}
     for f in gated:
-        key = _locate(f, side, where)
-        if key is not None:
-            plan.setdefault(key[0], {}).setdefault(key[1], []).append(f)
+        file, line = _locate(f, side, where)
+        plan.setdefault(file, {}).setdefault(line, []).append(f)
     skipped = sum(sum(r.train.skipped.values()) if side == "train" else sum(r.eval.skipped.values()) for r in results.values())
     redactor = _Redactor(index, config) if mode == "redact" else None
     outputs = output_names(src, os.fspath(out))
@@ -254,10 +257,12 @@ def _finding_order(f: Finding) -> tuple:
     return (f.eval_set or "", f.eval_row, f.train_file or "", f.train_line or 0, f.kind, f.level)
 
 
-def _locate(f: Finding, side: str, where: dict[int, tuple[str, int]] | None) -> tuple[str, int] | None:
+def _locate(f: Finding, side: str, where: dict[int, tuple[str, int]] | None) -> tuple[str, int]:
     if side == "eval":
         assert where is not None
-        return where.get(f.eval_row)
+        if f.eval_row not in where:
+            raise InputError(f"eval row {f.eval_row}", None, "the scan found a leak in an eval row clean cannot find again", "report this as a bug")
+        return where[f.eval_row]
     if f.train_file is None or f.train_line is None:
         raise UsageError("clean: the train side was not read from files; pass a file, folder or glob")
     return f.train_file, f.train_line

@@ -381,7 +381,10 @@ def clean_cmd(paths: tuple[str, ...], output: str, indexes: tuple[str, ...], mod
     if not evals and not indexes:
         raise UsageError("clean: name at least one eval set: leakcheck clean TRAIN EVAL -o OUT, or --index FILE.lcx")
     config = build_config(opts, load_pyproject())
-    policy = Policy.parse(remove) if remove is not None else config.policy
+    try:
+        policy = Policy.parse(remove) if remove is not None else config.policy
+    except UsageError as exc:  # the same syntax as --fail-on, named as the option the user typed
+        raise UsageError(str(exc).replace("--fail-on", "--remove")) from None
     manifest = manifest_path or output.rstrip("/" + os.sep) + ".manifest.json"
     inputs = _inputs(train=train, **_eval_sides(evals)) + [(f"the index {p}", p) for p in indexes]
     check_outputs([(f"-o {output}", output), (f"--manifest {manifest}", manifest)], inputs)

@@ -56,6 +56,7 @@ MODES = ("drop", "flag", "redact")
 SIDES = ("train", "eval")
 FLAG_FIELD = "leakcheck_leaked"
 _PIECE = 1 << 20
+_BUFFER = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -352,7 +353,7 @@ class _Writer:
     def _jsonl(self, path: str, dest: str, plan: dict[int, list[Finding]], counts: FileCounts) -> list[Action]:
         acts: list[Action] = []
         lineno = 0
-        with open_binary(path) as src, _open_out(path, dest) as out:
+        with _open_in(path) as src, _open_out(path, dest) as out:
 
             def read() -> bytes:
                 try:
@@ -513,11 +514,24 @@ def _with_key(path: str, lineno: int, line: bytes, obj: dict, key: str, value: l
 
 
 @contextlib.contextmanager
+def _open_in(path: str) -> Iterator[BinaryIO]:
+    """The file's bytes, decompressed; a plain file with a large buffer (the copy is I/O: 8 KiB reads cost 2.5x)."""
+    with open(path, "rb") as fh:
+        codec = codec_of_bytes(fh.read(8))
+    if codec is not None:
+        with open_binary(path) as z:
+            yield z
+        return
+    with open(path, "rb", buffering=_BUFFER) as plain:
+        yield plain
+
+
+@contextlib.contextmanager
 def _open_out(path: str, dest: str) -> Iterator[BinaryIO]:
     """``dest`` for writing, compressed as the bytes of ``path`` are (gz stays gz); deterministic headers."""
     with open(path, "rb") as fh:
         codec = codec_of_bytes(fh.read(8))
-    raw = open(dest, "wb")
+    raw = open(dest, "wb", buffering=_BUFFER)
     with raw:
         if codec is None:
             yield raw

@@ -382,3 +382,23 @@ def test_flag_names_every_eval_set(tmp_path):
     flags = {json.loads(x)["id"]: json.loads(x).get("leakcheck_leaked") for x in lines(out)}
     assert {k: v for k, v in flags.items() if v} == {"doc03": ["eval"], "doc11": ["eval"], "doc19": ["eval"], "doc25": ["eval", "other"]}
     assert lines(out)[25] == lines(FIX / "train.jsonl")[25].rstrip(b"}\n") + b', "leakcheck_leaked": ["eval", "other"]}\n'
+
+
+def test_redact_a_pair_in_both_fields(tmp_path):
+    """Q/A train records: an eval question pasted in a long answer, and an eval pair pasted in both fields."""
+    ev = [json.loads(x) for x in lines(FIX / "eval.jsonl")]
+    docs = [json.loads(x) for x in lines(FIX / "train.jsonl")]
+    rows = [{"id": d["id"], "question": d["text"][:300], "answer": d["text"][300:]} for d in docs]
+    pad = docs[0]["text"][:400]
+    rows[5] = {"id": "both", "question": f"{pad} {ev[1]['question']} {pad}", "answer": f"{pad} {ev[1]['answer']} {pad}"}
+    train = tmp_path / "qa.jsonl"
+    train.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "clean.jsonl"
+    assert run("clean", train, FIX / "eval.jsonl", "-o", out, "--mode", "redact").exit_code == 0
+    acts = {r["train_id"]: (r["action"], r["leaks"][0]["kind"], [c["field"] for c in r.get("cuts", [])]) for r in manifest(out)["records"]}
+    assert acts == {"doc03": ("redacted", "prompt_in_target", ["answer"]), "both": ("redacted", "pair", ["question", "answer"]),
+                    "doc11": ("redacted", "prompt_in_target", ["answer"]), "doc19": ("redacted", "prompt_in_target", ["answer"]),
+                    "doc25": ("dropped", "prompt", [])}
+    both = json.loads(lines(out)[5])
+    assert both == {"id": "both", "question": f"{pad}  {pad}", "answer": f"{pad}  {pad}"}
+    assert run("scan", out, FIX / "eval.jsonl", "-q").exit_code == 0

@@ -402,3 +402,18 @@ def test_redact_a_pair_in_both_fields(tmp_path):
     both = json.loads(lines(out)[5])
     assert both == {"id": "both", "question": f"{pad}  {pad}", "answer": f"{pad}  {pad}"}
     assert run("scan", out, FIX / "eval.jsonl", "-q").exit_code == 0
+
+
+def test_json_array_and_saved_dataset_are_refused_before_the_scan(tmp_path):
+    arr = tmp_path / "train.json"
+    arr.write_text(json.dumps([json.loads(x) for x in lines(FIX / "train.jsonl")], indent=1))
+    res = run("clean", arr, FIX / "eval.jsonl", "-o", tmp_path / "c.json")
+    assert res.exit_code == 2
+    assert f"clean: {arr} is a JSON document, not JSON lines; convert it to JSONL (one object per line) first" in res.output
+    import datasets
+
+    saved = tmp_path / "saved"
+    datasets.Dataset.from_list([json.loads(x) for x in lines(FIX / "train.jsonl")]).save_to_disk(str(saved))
+    res = run("clean", saved, FIX / "eval.jsonl", "-o", tmp_path / "c")
+    assert res.exit_code == 2 and "is a saved Hugging Face dataset; clean writes files" in res.output
+    assert not (tmp_path / "c.json").exists() and not (tmp_path / "c").exists()

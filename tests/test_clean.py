@@ -417,3 +417,24 @@ def test_json_array_and_saved_dataset_are_refused_before_the_scan(tmp_path):
     res = run("clean", saved, FIX / "eval.jsonl", "-o", tmp_path / "c")
     assert res.exit_code == 2 and "is a saved Hugging Face dataset; clean writes files" in res.output
     assert not (tmp_path / "c.json").exists() and not (tmp_path / "c").exists()
+
+
+def _expected_train_rows(name: str) -> set[int]:
+    """0-based train rows each bundled example documents as leaked (its own answer key, not a scan)."""
+    d = EXAMPLES / name
+    key = json.loads(next(p for p in (d / "expected_leaks.json", d / "expected.json") if p.is_file()).read_text())
+    return set(key["train_rows"].values()) if "train_rows" in key else {lk["train_row"] for lk in key["leaks"]}
+
+
+@pytest.mark.parametrize(("name", "train", "ev"), [
+    ("chat_small", "train_chat.jsonl", "eval_questions.jsonl"),
+    ("collabllm_medium", "train.parquet", "eval.parquet"),
+    ("healthbench_rubrics", "train.jsonl", "eval.jsonl"),
+    ("healthbench_rubrics_verl", "train.parquet", "eval.parquet"),
+])
+def test_bundled_examples_drop_exactly_their_documented_leaks(tmp_path, name, train, ev):
+    out = tmp_path / f"clean{Path(train).suffix}"
+    res = run("clean", EXAMPLES / name / train, EXAMPLES / name / ev, "-o", out)
+    assert res.exit_code == 0, res.output
+    assert {r["index"] for r in manifest(out)["records"]} == _expected_train_rows(name)
+    assert run("scan", out, EXAMPLES / name / ev, "-q").exit_code == 0

@@ -47,7 +47,7 @@ from .config import LEVELS, Policy, ScanConfig
 from .errors import InputError, UsageError
 from .index import EvalIndex
 from .io.compress import CORRUPT, codec_of_bytes, corrupt, open_binary, strip_codec
-from .io.readers import RawRow, iter_rows
+from .io.readers import RawRow, _looks_like_header, iter_rows
 from .io.sources import Source, open_source
 from .report._atomic import atomic_target, in_place, stream_of, write_atomic
 from .result import Finding, ScanResult
@@ -478,10 +478,11 @@ class _Writer:
             reader = csv.reader(lines(), delimiter=delim, strict=True)
             start = 1
             for i, cells in enumerate(reader):
-                found = plan.get(start) if i else None
+                data = i > 0 or not _looks_like_header(cells)  # a headerless file (MMLU's) starts with a record
+                found = plan.get(start) if data else None
                 if found is None:
                     out.write(b"".join(raw))
-                    if i and cells:
+                    if data and cells:
                         counts.records += 1
                         counts.kept += 1
                 else:

@@ -438,3 +438,14 @@ def test_bundled_examples_drop_exactly_their_documented_leaks(tmp_path, name, tr
     assert res.exit_code == 0, res.output
     assert {r["index"] for r in manifest(out)["records"]} == _expected_train_rows(name)
     assert run("scan", out, EXAMPLES / name / ev, "-q").exit_code == 0
+
+
+def test_headerless_csv_can_drop_its_first_row(tmp_path):
+    ev = [json.loads(x) for x in lines(FIX / "eval.jsonl")]
+    train = tmp_path / "train.csv"
+    train.write_text(f'"{ev[0]["question"]}","{ev[0]["answer"]}"\n"Unrelated question about rivers?","Rivers flow downhill to the sea."\n')
+    out = tmp_path / "clean.csv"
+    res = run("clean", train, FIX / "eval.jsonl", "-o", out, "--train-prompt-field", "0", "--train-target-field", "1")
+    assert res.exit_code == 0, res.output
+    assert [(r["line"], r["action"]) for r in manifest(out)["records"]] == [(1, "dropped")]
+    assert out.read_bytes() == train.read_bytes().splitlines(keepends=True)[-1]  # the first record spans three lines

@@ -193,7 +193,7 @@ def clean(train: str | os.PathLike, index: EvalIndex, config: ScanConfig, out: s
     skipped = sum(sum(r.train.skipped.values()) if side == "train" else sum(r.eval.skipped.values()) for r in results.values())
     redactor = _Redactor(index, config) if mode == "redact" else None
     outputs = output_names(src, os.fspath(out))
-    opts = {"flag_field": flag_field} if mode == "flag" else {}
+    opts: dict[str, Any] = {"levels": list(config.levels), "on_error": config.on_error} | ({"flag_field": flag_field} if mode == "flag" else {})
     writer = _Writer(mode, side, flag_field, redactor)
     files: list[FileCounts] = []
     actions: list[Action] = []

@@ -175,7 +175,8 @@ def test_chat_example_jsonl_drop_manifest(tmp_path):
     res = run("clean", CHAT / "train_chat.jsonl", CHAT / "eval_questions.jsonl", "-o", out, "--manifest", tmp_path / "m.json")
     assert res.exit_code == 0, res.output
     m = json.loads((tmp_path / "m.json").read_text())
-    assert m["side"] == "train" and m["mode"] == "drop" and m["remove"] == ["all"]
+    assert m["side"] == "train" and m["mode"] == "drop" and m["remove"] == ["all"] and m["eval_sets"] == ["eval_questions"]
+    assert m["options"] == {"levels": ["exact", "normalized", "near", "contained"], "on_error": "fail"}
     assert m["counts"] == {"records": 30, "kept": 25, "dropped": 5, "flagged": 0, "redacted": 0, "skipped_unchecked": 0}
     assert m["files"] == [{"input": str(CHAT / "train_chat.jsonl"), "output": str(out), "records": 30, "kept": 25, "dropped": 5,
                            "flagged": 0, "redacted": 0}]

@@ -235,6 +235,11 @@ def _check_output(src: Source, out: str) -> bool:
     single = len(src.files) == 1 and src.files[0] == src.path
     if single and os.path.isdir(out):
         raise UsageError(f"clean -o {out}: is a folder; the input is one file, so name the output file (e.g. {out.rstrip('/')}/clean.jsonl)")
+    inside = [d for d in (src.path, *src.files) if os.path.isdir(d) and _within(out, d)]
+    if inside and os.path.realpath(out) == os.path.realpath(inside[0]):
+        raise UsageError(f"clean -o {out}: is the input folder {inside[0]}; choose another path: leakcheck never writes over an input")
+    if inside:  # the next scan of that folder would read the cleaned copy as more data
+        raise UsageError(f"clean -o {out}: is inside the input folder {inside[0]}; write the output outside it")
     if not single and os.path.lexists(out) and not (os.path.isdir(out) and not os.listdir(out)):
         raise UsageError(f"clean -o {out}: already exists; the input is a folder or glob, so name a new (or empty) folder")
     for f in src.files:
@@ -242,6 +247,11 @@ def _check_output(src: Source, out: str) -> bool:
         if low.endswith(".json") and not _is_jsonl(f):
             raise UsageError(f"clean: {f} is a JSON document, not JSON lines; convert it to JSONL (one object per line) first")
     return single
+
+
+def _within(path: str, folder: str) -> bool:
+    p, f = os.path.realpath(path), os.path.realpath(folder)
+    return p == f or p.startswith(f.rstrip(os.sep) + os.sep)
 
 
 def _is_jsonl(path: str) -> bool:

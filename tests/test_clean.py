@@ -251,8 +251,16 @@ def test_refuses_to_write_over_an_input(tmp_path):
     assert res.exit_code == 2 and "is the train input" in res.output
     folder = _as("folder", tmp_path)
     res = run("clean", folder, FIX / "eval.jsonl", "-o", folder)
+    assert res.exit_code == 2 and f"is the input folder {folder}; choose another path: leakcheck never writes over an input" in res.output
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "keep.txt").write_text("mine")
+    res = run("clean", folder, FIX / "eval.jsonl", "-o", taken)
     assert res.exit_code == 2 and "already exists; the input is a folder or glob, so name a new (or empty) folder" in res.output
-    assert train.read_bytes() == before and not list(tmp_path.glob(".leakcheck-*"))
+    assert (taken / "keep.txt").read_text() == "mine"
+    res = run("clean", folder, FIX / "eval.jsonl", "-o", folder / "clean")
+    assert res.exit_code == 2 and f"is inside the input folder {folder}; write the output outside it" in res.output
+    assert train.read_bytes() == before and not list(tmp_path.glob(".leakcheck-*")) and not (folder / "clean").exists()
 
 
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path):

@@ -255,13 +255,20 @@ def _within(path: str, folder: str) -> bool:
 
 
 def _is_jsonl(path: str) -> bool:
-    """A ``.json`` file whose first line is a whole JSON object (a JSON array or pretty-printed document is not)."""
+    """A ``.json`` file the reader reads line by line: not an array, nor an object holding one list of records.
+
+    (The reader numbers those records ``row N`` of the list, not lines: a copy by lines would
+    drop the wrong bytes.)
+    """
     with open_binary(path) as fh:
-        first = fh.readline(1 << 20).removeprefix(b"\xef\xbb\xbf")
+        raw = fh.read().removeprefix(b"\xef\xbb\xbf")
     try:
-        return isinstance(orjson.loads(first), dict)
+        whole = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return False
+        return raw.lstrip()[:1] == b"{"  # several values: one object per line
+    if isinstance(whole, dict):
+        return sum(1 for v in whole.values() if isinstance(v, list) and v and isinstance(v[0], dict)) != 1
+    return False
 
 
 def _finding_order(f: Finding) -> tuple:

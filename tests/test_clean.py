@@ -419,6 +419,15 @@ def test_json_array_and_saved_dataset_are_refused_before_the_scan(tmp_path):
     res = run("clean", arr, FIX / "eval.jsonl", "-o", tmp_path / "c.json")
     assert res.exit_code == 2
     assert f"clean: {arr} is a JSON document, not JSON lines; convert it to JSONL (one object per line) first" in res.output
+    wrapped = tmp_path / "wrapped.json"
+    wrapped.write_text(json.dumps({"data": [json.loads(x) for x in lines(FIX / "train.jsonl")]}))  # one line, one list of records
+    res = run("clean", wrapped, FIX / "eval.jsonl", "-o", tmp_path / "c.json")
+    assert res.exit_code == 2 and f"clean: {wrapped} is a JSON document, not JSON lines" in res.output
+    named = tmp_path / "lines.json"
+    shutil.copy(FIX / "train.jsonl", named)  # JSON lines under a .json name: cleaned as JSONL
+    assert run("clean", named, FIX / "eval.jsonl", "-o", tmp_path / "c.json").exit_code == 0
+    assert len(lines(tmp_path / "c.json")) == 26
+    (tmp_path / "c.json").unlink()
     import datasets
 
     saved = tmp_path / "saved"

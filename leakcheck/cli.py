@@ -358,9 +358,10 @@ def _progress_bar(wanted: bool | None, quiet: bool) -> Iterator[Any]:
 @click.option("--allow-partial", is_flag=True, default=None, help="With --on-error skip: exit 0 instead of 3 when unreadable rows were kept unchecked.")
 @click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
 @click.option("-j", "--jobs", type=int, help="Processes probing the train side (default: all cores). Results do not depend on it.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar of the scan on standard error (default: on a terminal, off in CI).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 def clean_cmd(paths: tuple[str, ...], output: str, indexes: tuple[str, ...], mode: str, side: str, remove: str | None, flag_field: str,
-              manifest_path: str | None, jobs: int | None, quiet: bool, **opts: Any) -> None:
+              manifest_path: str | None, jobs: int | None, progress: bool | None, quiet: bool, **opts: Any) -> None:
     """Write TRAIN without the records that leaked from each EVAL set, and a manifest of them.
 
     The output has the input's format: JSONL lines not acted on are copied byte for byte
@@ -392,8 +393,9 @@ def clean_cmd(paths: tuple[str, ...], output: str, indexes: tuple[str, ...], mod
     if side == "eval" and (len(evals) != 1 or loaded):
         raise UsageError("clean --side eval: name exactly one EVAL file (and no --index): its records are the ones written")
     index = _eval_index(evals, loaded, config)
-    m = clean(train, index, config, output, mode=mode, side=side, eval_path=evals[0][1] if side == "eval" else None,
-              remove=policy, flag_field=flag_field, jobs=jobs or default_jobs())
+    with _progress_bar(progress, quiet) as bar:
+        m = clean(train, index, config, output, mode=mode, side=side, eval_path=evals[0][1] if side == "eval" else None,
+                  remove=policy, flag_field=flag_field, jobs=jobs or default_jobs(), progress=bar)
     m.write(manifest)
     if not quiet:
         from .clean import plan_summary

@@ -467,3 +467,11 @@ def test_headerless_csv_can_drop_its_first_row(tmp_path):
     assert res.exit_code == 0, res.output
     assert [(r["line"], r["action"]) for r in manifest(out)["records"]] == [(1, "dropped")]
     assert out.read_bytes() == train.read_bytes().splitlines(keepends=True)[-1]  # the first record spans three lines
+
+
+def test_progress_bar_only_when_asked(tmp_path):
+    res = CliRunner().invoke(main, ["clean", str(FIX / "train.jsonl"), str(FIX / "eval.jsonl"), "-o", str(tmp_path / "a.jsonl"), "--progress"])
+    assert res.exit_code == 0 and "train" in res.stderr and "30 records" in res.stderr
+    res = CliRunner().invoke(main, ["clean", str(FIX / "train.jsonl"), str(FIX / "eval.jsonl"), "-o", str(tmp_path / "b.jsonl")], env={"CI": "true"})
+    assert res.exit_code == 0 and "records," not in res.stderr and "B/s" not in res.stderr
+    assert res.stderr == "" and res.stdout.startswith(f"wrote {tmp_path / 'b.jsonl'}: 30 train records, 26 written, 4 dropped; manifest ")

@@ -38,18 +38,19 @@ def _row(name: str, r: TreeRun, records: int, size: int) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--records", default="1M", help="train size N: benchmarks/_data/train_chat_N.jsonl (200k or 1M)")
+    ap.add_argument("--train", type=Path, help="another chat train file (its .meta.json, if any, gives the planted count)")
     ap.add_argument("--eval", type=Path, default=REPO.parent / "shared" / "data" / "gsm8k" / "test.jsonl")
     ap.add_argument("--levels", default="all")
     ap.add_argument("--jobs", type=int, default=usable_cpus())
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--tmp", type=Path, default=None, help="where outputs go (default: a temporary folder)")
     a = ap.parse_args()
-    n = parse_count(a.records)
-    train = REPO / "benchmarks" / "_data" / f"train_chat_{n}.jsonl"
+    train = a.train or REPO / "benchmarks" / "_data" / f"train_chat_{parse_count(a.records)}.jsonl"
     meta = json.loads(train.with_suffix(".meta.json").read_text()) if train.with_suffix(".meta.json").is_file() else {}
     if not train.is_file() or not a.eval.is_file():
         print(f"missing {train if not train.is_file() else a.eval}: see benchmarks/README.md (Data)", file=sys.stderr)
         return 2
+    n = meta.get("records") or sum(1 for _ in train.open("rb"))
     size = train.stat().st_size
     planted = meta.get("planted")
     print(f"train {train.name}: {n:,} records, {size / MiB:,.0f} MiB; eval {a.eval}; levels {a.levels}; -j {a.jobs}; "

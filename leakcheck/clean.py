@@ -473,7 +473,7 @@ class _Writer:
         if self.mode == "redact":
             table = pa.Table.from_pylist([rows[i] for i in keep], schema=table.schema)
         else:
-            table = table.take(keep)
+            table = table.take(pa.array(keep, type=pa.int64()))  # typed: an empty list would be null-typed
         return (_flag_column(table, flags, schema) if self.mode == "flag" else table), acts
 
     # CSV ------------------------------------------------------------------------------------

@@ -139,6 +139,22 @@ def test_gz_output_is_gzip(tmp_path):
     assert run("clean", _as("gz", tmp_path), FIX / "eval.jsonl", "-o", out).exit_code == 0
     assert out.read_bytes()[:2] == b"\x1f\x8b"
     assert len(gzip.decompress(out.read_bytes()).splitlines()) == 26
+    again = tmp_path / "again.jsonl.gz"
+    assert run("clean", tmp_path / "train.jsonl.gz", FIX / "eval.jsonl", "-o", again).exit_code == 0
+    assert again.read_bytes() == out.read_bytes()  # no name or time in the gzip header: reproducible
+
+
+def test_parquet_row_group_left_empty_is_not_written(tmp_path):
+    train = tmp_path / "train.parquet"
+    pq.write_table(pa.Table.from_pylist([json.loads(x) for x in lines(FIX / "train.jsonl")]), train, row_group_size=1)
+    out = tmp_path / "clean.parquet"
+    assert run("clean", train, FIX / "eval.jsonl", "-o", out).exit_code == 0
+    md = pq.ParquetFile(out).metadata
+    assert (pq.ParquetFile(train).metadata.num_row_groups, md.num_row_groups) == (30, 26)
+    assert [md.row_group(i).num_rows for i in range(md.num_row_groups)] == [1] * 26
+    red = tmp_path / "red.parquet"
+    assert run("clean", train, FIX / "eval.jsonl", "-o", red, "--mode", "redact").exit_code == 0
+    assert pq.ParquetFile(red).metadata.num_row_groups == 29  # the exact copy's group went, the redacted ones stay
 
 
 def test_parquet_keeps_schema_and_row_groups(tmp_path):

@@ -57,6 +57,7 @@ SIDES = ("train", "eval")
 FLAG_FIELD = "leakcheck_leaked"
 _PIECE = 1 << 20
 _BUFFER = 1 << 20
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -401,10 +402,11 @@ class _Writer:
         return acts
 
     def _jsonl_line(self, path: str, lineno: int, line: bytes, found: list[Finding]) -> tuple[bytes | None, Action]:
+        bom = _BOM if lineno == 1 and line.startswith(_BOM) else b""  # kept on the line, not parsed
         try:
-            obj = orjson.loads(line)
+            obj = orjson.loads(line[len(bom):])
         except orjson.JSONDecodeError:
-            obj = json.loads(line.decode("utf-8"))  # a lone surrogate escape, which the scan read this way too
+            obj = json.loads(line[len(bom):].decode("utf-8"))  # a lone surrogate escape, which the scan read this way too
         if not isinstance(obj, dict):
             raise InputError(path, f"line {lineno}", "is not a JSON object; clean keeps JSONL records as objects", "convert the file to one object per line")
         new, act = self._decide(path, lineno, found, obj)
@@ -413,7 +415,7 @@ class _Writer:
         if act.action == "flagged":
             return _with_key(path, lineno, line, obj, self.flag_field, sorted({lk.eval_set for lk in act.leaks})), act
         body = line.rstrip(b"\r\n")
-        return json.dumps(new, ensure_ascii=False).encode("utf-8", "surrogatepass") + line[len(body):], act
+        return bom + json.dumps(new, ensure_ascii=False).encode("utf-8", "surrogatepass") + line[len(body):], act
 
     # Parquet --------------------------------------------------------------------------------
 

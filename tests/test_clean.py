@@ -491,3 +491,26 @@ def test_progress_bar_only_when_asked(tmp_path):
     res = CliRunner().invoke(main, ["clean", str(FIX / "train.jsonl"), str(FIX / "eval.jsonl"), "-o", str(tmp_path / "b.jsonl")], env={"CI": "true"})
     assert res.exit_code == 0 and "records," not in res.stderr and "B/s" not in res.stderr
     assert res.stderr == "" and res.stdout.startswith(f"wrote {tmp_path / 'b.jsonl'}: 30 train records, 26 written, 4 dropped; manifest ")
+
+
+@pytest.mark.parametrize("mode", ["drop", "flag", "redact"])
+def test_bom_crlf_and_no_final_newline(tmp_path, mode):
+    """A BOM on a leaked first line, CRLF line ends, a leaked last line without a newline: each byte is accounted for."""
+    src = [x.rstrip(b"\n") for x in lines(FIX / "train.jsonl")]
+    first, middle, last = src[3], [src[i] for i in (0, 1, 2, 4, 5)], src[25]  # a contained document, clean ones, the exact copy
+    train = tmp_path / "train.jsonl"
+    train.write_bytes(b"\xef\xbb\xbf" + b"\r\n".join([first, *middle, last]))
+    out = tmp_path / "clean.jsonl"
+    res = run("clean", train, FIX / "eval.jsonl", "-o", out, "--mode", mode)
+    assert res.exit_code == 0, res.output
+    got = out.read_bytes()
+    kept = b"\r\n".join(middle) + b"\r\n"
+    flag = b', "leakcheck_leaked": ["eval"]}'
+    if mode == "drop":
+        assert got == kept
+    if mode == "flag":
+        assert got == b"\xef\xbb\xbf" + first[:-1] + flag + b"\r\n" + kept + last[:-1] + flag
+    if mode == "redact":
+        head, rest = got.split(b"\r\n", 1)
+        assert head.startswith(b'\xef\xbb\xbf{"id": "doc03"') and b"Exercise 1. " in head and rest == kept
+    assert run("scan", out, FIX / "eval.jsonl", "-q").exit_code == (1 if mode == "flag" else 0)

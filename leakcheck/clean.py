@@ -344,6 +344,12 @@ class _Writer:
         return Action(path, line, idx, rid, fp, what, tuple(sorted(leaks, key=lambda lk: (lk.eval_set, lk.other_id, lk.kind, lk.level))),
                       cuts, note)
 
+    def _flags(self, found: list[Finding]) -> list[str]:
+        """The flag's value: the eval sets a train record leaked, or the train files an eval record was found in."""
+        if self.side == "train":
+            return sorted({f.eval_set or "" for f in found})
+        return sorted({os.path.basename(f.train_file or "") for f in found})
+
     def _decide(self, path: str, line: int, found: list[Finding], obj: Any) -> tuple[Any, Action]:
         """The record to write (``None``: drop it) and the action taken."""
         if self.mode == "flag":
@@ -413,7 +419,7 @@ class _Writer:
         if new is None:
             return None, act
         if act.action == "flagged":
-            return _with_key(path, lineno, line, obj, self.flag_field, sorted({lk.eval_set for lk in act.leaks})), act
+            return _with_key(path, lineno, line, obj, self.flag_field, self._flags(found)), act
         body = line.rstrip(b"\r\n")
         return bom + json.dumps(new, ensure_ascii=False).encode("utf-8", "surrogatepass") + line[len(body):], act
 
@@ -471,7 +477,7 @@ class _Writer:
             if new is not None:
                 rows[i] = new
                 keep.append(i)
-                flags.append(sorted({lk.eval_set for lk in act.leaks}) if act.action == "flagged" else [])
+                flags.append(self._flags(found) if act.action == "flagged" else [])
         if self.mode == "redact":
             table = pa.Table.from_pylist([rows[i] for i in keep], schema=table.schema)
         else:

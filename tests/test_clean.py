@@ -514,3 +514,14 @@ def test_bom_crlf_and_no_final_newline(tmp_path, mode):
         head, rest = got.split(b"\r\n", 1)
         assert head.startswith(b'\xef\xbb\xbf{"id": "doc03"') and b"Exercise 1. " in head and rest == kept
     assert run("scan", out, FIX / "eval.jsonl", "-q").exit_code == (1 if mode == "flag" else 0)
+
+
+def test_side_eval_flag_names_the_train_files(tmp_path):
+    out = tmp_path / "eval.flagged.jsonl"
+    res = run("clean", CHAT / "train_chat.jsonl", CHAT / "eval_questions.jsonl", "-o", out, "--side", "eval", "--mode", "flag")
+    assert res.exit_code == 0, res.output
+    m = manifest(out)
+    flagged = {r["line"] for r in m["records"]}
+    assert m["counts"]["flagged"] == len(flagged) > 0 and m["counts"]["kept"] == m["counts"]["records"]
+    for i, (a, b) in enumerate(zip(lines(CHAT / "eval_questions.jsonl"), lines(out), strict=True), 1):
+        assert b == (a.rstrip(b"}\n") + b', "leakcheck_leaked": ["train_chat.jsonl"]}\n' if i in flagged else a)

@@ -271,8 +271,7 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     """
     from .engine import default_jobs
     from .gate import exit_code, severity
-    from .index import EvalIndex
-    from .scan import build_index, scan_index
+    from .scan import scan_index
 
     train, evals = paths[0], _named_evals(paths[1:], opts.pop("names"))
     if not evals and not indexes:
@@ -287,18 +286,14 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     from .baseline import Accepting
 
     accepting = Accepting.load(baseline_path, allowlist_path, settings)
-    n_sets = len(evals) + len(indexes)  # an index may hold several sets: counted once loaded
-    loaded = [EvalIndex.load(p, config) for p in indexes]
-    for p, ix in zip(indexes, loaded):
-        ix.check(config, p)
+    loaded = _load_indexes(indexes, config)
     n_sets = len(evals) + sum(len(ix.sets) for ix in loaded)
     names = [n for n, _ in evals] + [s.name for ix in loaded for s in ix.sets]
     outputs = _report_outputs(json_path, md_path, html_path, names)
     inputs = _inputs(train=train, **_eval_sides(evals)) + [(f"the index {p}", p) for p in indexes] + accepting.inputs()
     ci_outs = _ci_outputs(sarif_path, os.environ.get("GITHUB_STEP_SUMMARY") if step_summary else None)
     check_outputs([o for _, outs in outputs for o in outs] + ci_outs, inputs)  # before a long scan, not after it
-    parts = ([build_index(evals, config)] if evals else []) + loaded
-    index = EvalIndex.concat(parts)
+    index = _eval_index(evals, loaded, config)
     from .io.readers import open_source
 
     open_source(train)
@@ -342,6 +337,24 @@ def _write_ci(results: dict[str, Any], policy: Policy, outs: list[tuple[str, str
             github.append_step_summary(p, github.step_summary(results, policy, json_report=full))
     if annotate:
         click.echo("\n".join(github.annotation_lines(results, policy)), err=to_stderr)
+
+
+def _load_indexes(indexes: tuple[str, ...], config: ScanConfig) -> list[Any]:
+    """The saved eval indexes named by ``--index``, each checked against the config."""
+    from .index import EvalIndex
+
+    loaded = [EvalIndex.load(p, config) for p in indexes]
+    for p, ix in zip(indexes, loaded):
+        ix.check(config, p)
+    return loaded
+
+
+def _eval_index(evals: list[tuple[str, str]], loaded: list[Any], config: ScanConfig) -> Any:
+    """One index over the eval files (built now) and the loaded ``--index`` files."""
+    from .index import EvalIndex
+    from .scan import build_index
+
+    return EvalIndex.concat(([build_index(evals, config)] if evals else []) + loaded)
 
 
 def _eval_sides(evals: list[tuple[str, str]]) -> dict[str, str]:
@@ -409,6 +422,73 @@ def _progress_bar(wanted: bool | None, quiet: bool) -> Iterator[Any]:
             bar.set_postfix_str(f"{records[0]:,} records")  # shards are few: every update is shown
 
         yield update
+
+
+@main.command("clean")
+@click.argument("paths", nargs=-1, required=True, metavar="TRAIN [EVAL]...")
+@click.option("-o", "--output", required=True, type=click.Path(), help="The cleaned data: a file for a file input, a new folder for a folder or glob.")
+@click.option("--index", "indexes", multiple=True, type=click.Path(dir_okay=False), help="A saved eval index (from leakcheck index); repeatable.")
+@click.option("--mode", type=click.Choice(["drop", "flag", "redact"]), default="drop", show_default=True,
+              help="drop the leaked records; flag them (a field naming the eval sets); redact: cut contained spans, drop the rest.")
+@click.option("--side", type=click.Choice(["train", "eval"]), default="train", show_default=True,
+              help="Which side to write: train, or eval (decontaminate the benchmark; one EVAL file).")
+@click.option("--remove", help="What is removed, read like --fail-on (levels, kinds, kind:level, all). Default: what the gate fails on.")
+@click.option("--fail-on", help="The gate (the default of --remove).")
+@click.option("--flag-field", default="leakcheck_leaked", show_default=True, help="The field/column --mode flag adds.")
+@click.option("--manifest", "manifest_path", type=click.Path(dir_okay=False), help="Where the manifest goes (default: OUTPUT.manifest.json beside the output).")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="The configuration file (default: found as scan finds it).")
+@_level_options
+@click.option("--train-prompt-field", help="Prompt path for the train side only.")
+@click.option("--train-target-field", help="Target path for the train side only.")
+@click.option("--allow-partial", is_flag=True, default=None, help="With --on-error skip: exit 0 instead of 3 when unreadable rows were kept unchecked.")
+@click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
+@click.option("-j", "--jobs", type=int, help="Processes probing the train side (default: all cores). Results do not depend on it.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar of the scan on standard error (default: on a terminal, off in CI).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
+def clean_cmd(paths: tuple[str, ...], output: str, indexes: tuple[str, ...], mode: str, side: str, remove: str | None, flag_field: str,
+              manifest_path: str | None, config_path: str | None, jobs: int | None, progress: bool | None, quiet: bool,
+              **opts: Any) -> None:
+    """Write TRAIN without the records that leaked from each EVAL set, and a manifest of them.
+
+    The output has the input's format: JSONL lines not acted on are copied byte for byte
+    (a .gz stays .gz), Parquet keeps its schema and row groups, a folder stays a folder with
+    the same file names. Exit 0 when written, 2 on an error, 3 when unreadable rows
+    (--on-error skip) were kept unchecked.
+
+    \b
+    Example:
+        leakcheck clean train.jsonl gsm8k_test.jsonl -o train.clean.jsonl
+        leakcheck clean train/ --index benchmarks.lcx -o train_clean/ --mode flag
+        leakcheck clean train.parquet test.parquet --side eval -o test.clean.parquet
+    """
+    from .clean import clean
+    from .engine import default_jobs
+
+    train, evals = paths[0], _named_evals(paths[1:], opts.pop("names"))
+    if not evals and not indexes:
+        raise UsageError("clean: name at least one eval set: leakcheck clean TRAIN EVAL -o OUT, or --index FILE.lcx")
+    config = build_config(opts, _load_settings(config_path, quiet).settings)
+    try:
+        policy = Policy.parse(remove) if remove is not None else config.policy
+    except UsageError as exc:  # the same syntax as --fail-on, named as the option the user typed
+        raise UsageError(str(exc).replace("--fail-on", "--remove")) from None
+    manifest = manifest_path or output.rstrip("/" + os.sep) + ".manifest.json"
+    inputs = _inputs(train=train, **_eval_sides(evals)) + [(f"the index {p}", p) for p in indexes]
+    check_outputs([(f"-o {output}", output), (f"--manifest {manifest}", manifest)], inputs)
+    loaded = _load_indexes(indexes, config)
+    if side == "eval" and (len(evals) != 1 or loaded):
+        raise UsageError("clean --side eval: name exactly one EVAL file (and no --index): its records are the ones written")
+    index = _eval_index(evals, loaded, config)
+    with _progress_bar(progress, quiet) as bar:
+        m = clean(train, index, config, output, mode=mode, side=side, eval_path=evals[0][1] if side == "eval" else None,
+                  remove=policy, flag_field=flag_field, jobs=jobs or default_jobs(), progress=bar)
+    m.write(manifest)
+    if not quiet:
+        from .clean import plan_summary
+
+        click.echo(f"{plan_summary(m)}; manifest {manifest}", err=stream_of(manifest) == 1)
+    partial = m.skipped and not config.allow_partial
+    sys.exit(3 if partial else 0)
 
 
 @main.command()

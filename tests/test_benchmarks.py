@@ -161,3 +161,16 @@ def test_least_squares_and_counts():
     assert [benchlib.parse_count(s) for s in ("200k", "1M", "3m", "250000")] == [200_000, 1_000_000, 3_000_000, 250_000]
     with pytest.raises(ValueError, match="not a record count: '1G'"):
         benchlib.parse_count("1G")
+
+
+def test_bench_clean_drops_the_planted_items_and_rescans_clean(chat: Path, tmp_path: Path):
+    chat.with_suffix(".meta.json").write_text(json.dumps({"records": 300, "planted": 5}))
+    work = tmp_path / "work"
+    work.mkdir()
+    res = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_clean.py"), "--train", str(chat), "--eval", str(GSM / "test.jsonl"),
+                          "--levels", "exact,normalized", "--jobs", "1", "--repeat", "1", "--tmp", str(work)],
+                         capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "dropped 5 (planted 5), written 295" in res.stdout
+    assert "rescan of the cleaned file: exit 0 (clean)" in res.stdout and "clean / scan wall:" in res.stdout
+    assert list(work.iterdir()) == []  # its outputs are removed

@@ -210,3 +210,48 @@ def hold_signals() -> Iterator[None]:
             signum = _pending[0]
             _pending.clear()
             raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def atomic_target(path: str | os.PathLike, folder: bool = False) -> Iterator[str]:
+    """A temporary file (or, with ``folder``, an empty folder) beside ``path`` to write, renamed onto ``path`` once the block ends.
+
+    A file replaces ``path`` (a symlink is written through); a folder may only take the
+    place of nothing or of an empty folder. On an error or a signal the temporary one is
+    removed and ``path`` is untouched. Used by writers that stream (``leakcheck clean``).
+    """
+    p = os.fspath(path)
+    d = _folder_of(p)
+    target = resolved(p)
+    if folder and os.path.lexists(target) and not (os.path.isdir(target) and not os.listdir(target)):
+        raise UsageError(f"{p} already exists; name a new folder (or an empty one) for the output")
+    tmp = tempfile.mkdtemp(dir=d, prefix=".leakcheck-") if folder else _temp_file(d)
+    try:
+        yield tmp
+        with hold_signals():
+            if folder:
+                if os.path.isdir(target):
+                    os.rmdir(target)
+                os.rename(tmp, target)
+            else:
+                with open(tmp, "rb+") as fh:
+                    os.fsync(fh.fileno())  # some file systems report a full disk only here
+                os.replace(tmp, target)
+        tmp = ""
+    except OSError as exc:
+        raise OutputError(p, exc) from None
+    finally:
+        if tmp and folder:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+        elif tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _temp_file(d: str) -> str:
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".leakcheck-", suffix=".tmp")
+    os.close(fd)
+    os.chmod(tmp, 0o644)
+    return tmp

@@ -26,7 +26,7 @@ from .errors import InputError, RecordError
 from .formats import FormatSpec
 from .index import EvalIndex
 from .io.readers import BadRow, RawRow
-from .io.shards import Shard, iter_shard
+from .io.shards import SHARD_BYTES, Shard, iter_shard
 from .records import Record
 from .result import SkippedRow
 
@@ -158,6 +158,26 @@ def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard) -> ShardResult:
     recs = records_of(iter_shard(shard), job.spec, job.config.on_error, counts, job.detected_from)
     collector = probe_records(index, job, recs, TrainSide(job.spec, shard.file, shard.index))
     return ShardResult(shard.index, counts, collector.detach())
+
+
+def shard_bytes(total: int, jobs: int, most: int = SHARD_BYTES) -> int:
+    """Bytes per shard for ``jobs`` workers: at most ``most``, and as many equal shards as a multiple of ``jobs``.
+
+    Shards of one size, ``jobs`` of them per round, leave no worker alone with a short last
+    shard while the others wait (16 MiB shards of a 145 MB file: 9, the ninth half a shard).
+
+    A train side of at most ``most`` bytes stays one shard (scanned in this process).
+
+    >>> shard_bytes(145_000_000, 2)  # 10 shards of 14.5 MB
+    14500000
+    >>> shard_bytes(20_000_000, 2), shard_bytes(20_000_000, 1) == SHARD_BYTES, shard_bytes(1_000, 2) == SHARD_BYTES
+    (10000000, True, True)
+    """
+    if jobs <= 1 or total <= most:
+        return most
+    count = -(-total // most)
+    count = -(-count // jobs) * jobs
+    return max(1, -(-total // count))
 
 
 # -- engines -----------------------------------------------------------------------------------

@@ -259,7 +259,11 @@ def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs:
     """
     import queue
     import threading
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    if jobs <= 1:
+        yield from run_serial(index, job, shards, progress)
+        return
 
     todo = iter(shards)
     by_index = {sh.index: sh for sh in shards}
@@ -276,25 +280,28 @@ def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs:
         with lock:
             failed[shard.index] = exc
 
-    def feed(pool: ProcessPoolExecutor, s: Shard | None) -> None:
+    def feed(pool: ProcessPoolExecutor, s: Shard | None, fut: Future | None) -> None:
         try:
             while s is not None:
                 try:
-                    with _main_without_phantom_file():
-                        fut = pool.submit(_worker_step, s)
+                    fut = fut or pool.submit(_worker_step, s)
                     done.put(fut.result())
                 except BaseException as exc:  # noqa: BLE001 - handed to the driver thread
                     fail(s, exc)
-                s = take()
+                s, fut = take(), None
         finally:
             done.put(None)
 
     ctx = _pool_context()
     with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=ctx, initializer=_init_worker,
                              initargs=(index.to_bytes(with_text=True, compress=False), job)) as pool:
-        # The driver takes the first shard (it starts at once), each worker one of the next.
+        # The driver takes the first shard (it starts at once), each worker one of the next,
+        # submitted here: a submit may start a worker, which must happen in this thread
+        # (``_main_without_phantom_file`` changes ``__main__`` meanwhile).
         s = take()
-        feeders = [threading.Thread(target=feed, args=(pool, take()), daemon=True) for _ in range(jobs - 1)]
+        with _main_without_phantom_file():
+            firsts = [(w, pool.submit(_worker_step, w) if w is not None else None) for w in (take() for _ in range(jobs - 1))]
+        feeders = [threading.Thread(target=feed, args=(pool, w, f), daemon=True) for w, f in firsts]
         for t in feeders:
             t.start()
         running = len(feeders)

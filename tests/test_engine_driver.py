@@ -91,3 +91,27 @@ def test_three_jobs_match_the_serial_scan(tmp_path, monkeypatch):
     parallel = leakcheck.scan(train, ev, jobs=3)
     assert [f.to_dict() for f in parallel.findings] == [f.to_dict() for f in serial.findings]
     assert [f.train_line for f in serial.findings if f.kind == "pair"] == [8 + 50 * k for k in range(16)]
+
+
+def test_a_script_on_standard_input_scans_with_three_jobs(tmp_path):
+    """``__main__`` has no file to re-import: workers start anyway (two of them, both from this thread)."""
+    import subprocess
+    import sys
+
+    train, ev = _files(tmp_path)
+    script = ("import leakcheck, leakcheck.io.shards as s\n"
+              "s.SHARD_BYTES = 4096\n"
+              f"r = leakcheck.scan({str(train)!r}, {str(ev)!r}, jobs=3)\n"
+              "print(*[f.train_line for f in r.findings if f.kind == 'pair'])\n")
+    out = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == [str(8 + 50 * k) for k in range(16)]
+
+
+def test_one_job_is_the_serial_engine(tmp_path):
+    train, ev = _files(tmp_path)
+    cfg = leakcheck.ScanConfig(levels=("exact",))
+    index, job = _setup(train, ev, cfg)
+    plan = shards_mod.plan_shards(open_source(train), 4096)
+    got = [(r.shard, r.counts.records) for r in engine.run_processes(index, job, plan, 1)]
+    assert got == [(r.shard, r.counts.records) for r in engine.run_serial(index, job, plan)]

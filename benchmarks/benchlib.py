@@ -5,7 +5,10 @@ Peak memory is the peak of the *sum* of the resident set sizes of a command and 
 descendants, sampled with psutil, because ``--jobs N`` runs N worker processes and
 ``/usr/bin/time`` (``wait4``'s ``ru_maxrss``) only reports the largest single process.
 The largest single process (also sampled) is kept beside it as a cross-check. CPU time
-is ``wait4``'s, which covers every descendant that was waited for.
+is the larger of ``wait4``'s (the command and every descendant it waited for) and the sum over
+every process seen in the tree of its own CPU time when last sampled: ``--jobs`` workers are
+the fork server's children, reaped by it, and the fork server is never waited for, so
+``wait4`` alone counts the scanning process only.
 """
 
 from __future__ import annotations
@@ -46,8 +49,9 @@ class TreeRun:
         return lines[-1]
 
 
-def _tree_rss(root: psutil.Process) -> tuple[int, int]:
-    """(sum, max) of the RSS in bytes of ``root`` and its live descendants."""
+def _tree_sample(root: psutil.Process, cpu: dict[tuple[int, float], float]) -> tuple[int, int]:
+    """(sum, max) of the RSS in bytes of ``root`` and its live descendants; their own CPU
+    seconds so far go into ``cpu`` (keyed by pid and start time: pids are reused)."""
     try:
         procs = [root, *root.children(recursive=True)]
     except psutil.Error:
@@ -55,7 +59,10 @@ def _tree_rss(root: psutil.Process) -> tuple[int, int]:
     sizes = []
     for p in procs:
         try:
-            sizes.append(p.memory_info().rss)
+            with p.oneshot():
+                sizes.append(p.memory_info().rss)
+                t = p.cpu_times()
+                cpu[(p.pid, p.create_time())] = t.user + t.system
         except psutil.Error:  # ended between listing and reading
             pass
     return sum(sizes), max(sizes, default=0)
@@ -64,15 +71,17 @@ def _tree_rss(root: psutil.Process) -> tuple[int, int]:
 def measure_tree(cmd: list[str], interval: float = 0.02, env: dict[str, str] | None = None) -> TreeRun:
     """Run ``cmd`` to the end, sampling its process tree's RSS every ``interval`` seconds.
 
-    The child is reaped with ``os.wait4``, so CPU time is its own and its waited-for
+    The child is reaped with ``os.wait4``, so its rusage is its own and its waited-for
     descendants', never that of some other child reaped meanwhile (``Popen`` reaps
-    abandoned children whenever a new one starts). Output goes to temporary files,
+    abandoned children whenever a new one starts); descendants nobody waited for count
+    through the sampled CPU times (see the module docstring). Output goes to temporary files,
     not pipes, so a chatty command never blocks on a full pipe while we poll.
     """
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
         peak_sum = peak_max = 0
+        seen: dict[tuple[int, float], float] = {}
         try:
             root: psutil.Process | None = psutil.Process(proc.pid)
         except psutil.Error:
@@ -82,7 +91,7 @@ def measure_tree(cmd: list[str], interval: float = 0.02, env: dict[str, str] | N
             if pid:
                 break
             if root is not None:
-                s, m = _tree_rss(root)
+                s, m = _tree_sample(root, seen)
                 peak_sum, peak_max = max(peak_sum, s), max(peak_max, m)
             time.sleep(interval)
         wall = time.perf_counter() - t0
@@ -92,7 +101,7 @@ def measure_tree(cmd: list[str], interval: float = 0.02, env: dict[str, str] | N
         stdout, stderr = out.read(), err.read()
     # Not ru_maxrss: Linux keeps it across fork and exec, so a child forked from a big
     # process (a test runner) reports that process's size.
-    cpu = ru.ru_utime + ru.ru_stime
+    cpu = max(ru.ru_utime + ru.ru_stime, sum(seen.values()))
     return TreeRun(wall, cpu, peak_sum / MiB, peak_max / MiB, proc.returncode, stdout, stderr)
 
 

@@ -26,7 +26,7 @@ from .errors import InputError, RecordError
 from .formats import FormatSpec
 from .index import EvalIndex
 from .io.readers import BadRow, RawRow
-from .io.shards import Shard, iter_shard
+from .io.shards import SHARD_BYTES, Shard, iter_shard
 from .records import Record
 from .result import SkippedRow
 
@@ -160,6 +160,26 @@ def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard) -> ShardResult:
     return ShardResult(shard.index, counts, collector.detach())
 
 
+def shard_bytes(total: int, jobs: int, most: int = SHARD_BYTES) -> int:
+    """Bytes per shard for ``jobs`` workers: at most ``most``, and as many equal shards as a multiple of ``jobs``.
+
+    Shards of one size, ``jobs`` of them per round, leave no worker alone with a short last
+    shard while the others wait (16 MiB shards of a 145 MB file: 9, the ninth half a shard).
+
+    A train side of at most ``most`` bytes stays one shard (scanned in this process).
+
+    >>> shard_bytes(145_000_000, 2)  # 10 shards of 14.5 MB
+    14500000
+    >>> shard_bytes(20_000_000, 2), shard_bytes(20_000_000, 1) == SHARD_BYTES, shard_bytes(1_000, 2) == SHARD_BYTES
+    (10000000, True, True)
+    """
+    if jobs <= 1 or total <= most:
+        return most
+    count = -(-total // most)
+    count = -(-count // jobs) * jobs
+    return max(1, -(-total // count))
+
+
 # -- engines -----------------------------------------------------------------------------------
 
 #: ``progress(bytes, records)``, called as each shard is done.
@@ -224,27 +244,93 @@ def warm_up() -> None:
 
 def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs: int,
                   progress: Progress | None = None) -> Iterator[ShardResult]:
-    """Steps on ``jobs`` worker processes; each loads the index once from its saved bytes.
+    """Steps on this process and ``jobs - 1`` worker processes, which load the index once from its bytes.
+
+    This process probes shards too: it holds the index already, so ``--jobs 2`` starts one
+    worker, not two that each load the index and add their memory while this one waits.
+    Shards are taken in row order by whoever is free. A failing shard stops the taking; the
+    error raised is the one of the first failing shard in row order (the serial engine's),
+    once every shard before it is done.
 
     Workers come from a fork server that imported only leakcheck: not forked from this
     process, whose polars and NumPy threads may hold locks a forked child would inherit, and
     not spawned, which would re-run the caller's ``__main__`` (a script without a
     ``if __name__ == "__main__"`` guard, a notebook, standard input).
     """
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import queue
+    import threading
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    if jobs <= 1:
+        yield from run_serial(index, job, shards, progress)
+        return
+
+    todo = iter(shards)
+    by_index = {sh.index: sh for sh in shards}
+    lock = threading.Lock()
+    stop = threading.Event()
+    failed: dict[int, BaseException] = {}
+    done: queue.SimpleQueue[ShardResult | None] = queue.SimpleQueue()
+
+    def take() -> Shard | None:
+        with lock:
+            return None if failed or stop.is_set() else next(todo, None)
+
+    def fail(shard: Shard, exc: BaseException) -> None:
+        with lock:
+            failed[shard.index] = exc
+
+    def feed(pool: ProcessPoolExecutor, s: Shard | None, fut: Future | None) -> None:
+        try:
+            while s is not None:
+                try:
+                    fut = fut or pool.submit(_worker_step, s)
+                    done.put(fut.result())
+                except BaseException as exc:  # noqa: BLE001 - handed to the driver thread
+                    fail(s, exc)
+                s, fut = take(), None
+        finally:
+            done.put(None)
 
     ctx = _pool_context()
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
+    with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=ctx, initializer=_init_worker,
                              initargs=(index.to_bytes(with_text=True, compress=False), job)) as pool:
+        # The driver takes the first shard (it starts at once), each worker one of the next,
+        # submitted here: a submit may start a worker, which must happen in this thread
+        # (``_main_without_phantom_file`` changes ``__main__`` meanwhile).
+        s = take()
         with _main_without_phantom_file():
-            futures = {pool.submit(_worker_step, s): s for s in shards}
+            firsts = [(w, pool.submit(_worker_step, w) if w is not None else None) for w in (take() for _ in range(jobs - 1))]
+        feeders = [threading.Thread(target=feed, args=(pool, w, f), daemon=True) for w, f in firsts]
+        for t in feeders:
+            t.start()
+        running = len(feeders)
         try:
-            for fut in as_completed(futures):
-                r = fut.result()
-                if progress:
-                    progress(futures[fut].size, r.counts.records)
-                yield r
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+            while s is not None or running:
+                if s is not None:
+                    try:
+                        yield _reported(probe_shard(index, job, s), by_index[s.index], progress)
+                    except GeneratorExit:
+                        raise
+                    except BaseException as exc:
+                        fail(s, exc)
+                    s = take()
+                # the workers' results so far; all of them once this process has nothing left to take
+                while running and (s is None or not done.empty()):
+                    r = done.get()
+                    if r is None:
+                        running -= 1
+                    else:
+                        yield _reported(r, by_index[r.shard], progress)
+        finally:
+            stop.set()  # nothing more is taken, whatever happened
+            for t in feeders:
+                t.join()
+    if failed:
+        raise failed[min(failed)]
+
+
+def _reported(r: ShardResult, shard: Shard, progress: Progress | None) -> ShardResult:
+    if progress:
+        progress(shard.size, r.counts.records)
+    return r

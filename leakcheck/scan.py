@@ -21,11 +21,12 @@ from typing import Any
 from .canon import normalize
 from .collect import Collector, TrainSide, snippet
 from .config import Fields, ScanConfig
-from .engine import RowCounts, ScanJob, ShardResult, probe_records, records_of, run_processes, run_serial
+from .engine import RowCounts, ScanJob, ShardResult, probe_records, records_of, run_processes, run_serial, shard_bytes
 from .errors import InputError, LeakcheckError, RecordError, UsageError
 from .formats import DETECT_SAMPLE, FormatSpec, detect_format
 from .index import EvalIndex
 from .io import BadRow, RawRow, Source, iter_rows, open_source
+from .io import shards as _shards
 from .io.shards import plan_shards
 from .levels import REGISTRY
 from .records import Record
@@ -279,7 +280,7 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
         forget_words()
     if isinstance(train, (str, os.PathLike)):
         assert opened.source is not None  # a path was opened as a Source
-        shards = plan_shards(opened.source)
+        shards = plan_shards(opened.source, **_shard_size(opened.source, jobs if engine == "local" else 1))
         if progress:
             progress(0, 0, sum(s.size for s in shards))
         if engine == "ray":
@@ -302,6 +303,20 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
         _no_records(tinfo, "train")
     collected = merged.finish(offsets, row_ids=opened.spec.id is None)
     return _results(index, cfg, tinfo, collected, notes or {})
+
+
+def _shard_size(source: Source, jobs: int) -> dict[str, int]:
+    """``target_bytes`` for :func:`plan_shards` when ``jobs`` workers want equal shards; else its default."""
+    most = _shards.SHARD_BYTES
+    size = shard_bytes(sum(_file_size(f) for f in source.files), jobs, most)
+    return {"target_bytes": size} if size != most else {}
+
+
+def _file_size(path: str) -> int:
+    try:
+        return os.path.getsize(path) if os.path.isfile(path) else 0
+    except OSError:  # gone or unreadable: its reader gives the one-line error
+        return 0
 
 
 ENGINES = ("local", "ray")

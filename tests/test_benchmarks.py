@@ -107,6 +107,19 @@ def test_another_child_reaped_meanwhile_is_not_counted():
     assert run.rc == 0 and run.cpu < 0.5  # the other child alone used 0.5 s
 
 
+def test_cpu_of_a_grandchild_nobody_waits_for_is_counted():
+    """Like a --jobs worker: the child of a fork server that the command never waits for."""
+    worker = ("import os, time\nwhile time.process_time() < 0.5: pass\n"
+              "time.sleep(0.2)")  # idle a moment, so the sampler sees the final CPU time
+    server = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {worker!r}])"
+    # the command starts the "server" and waits for its output to end, but never reaps it
+    cmd = (f"import subprocess, sys; p = subprocess.Popen([sys.executable, '-c', {server!r}], stdout=subprocess.PIPE); "
+           "p.stdout.read(); p.returncode = 0")
+    run = benchlib.measure_tree([sys.executable, "-c", cmd], interval=0.01)
+    assert run.rc == 0
+    assert run.cpu >= 0.45  # wait4 alone would give the command's own start-up, ~0.05 s
+
+
 def test_measure_tree_keeps_exit_code_and_output():
     run = benchlib.measure_tree([sys.executable, "-c", "import sys; print('out'); sys.exit('bad input')"])
     assert (run.rc, run.stdout, run.last_line()) == (1, "out\n", "bad input")

@@ -132,6 +132,37 @@ def test_lsh_bands_and_rows_are_datasketchs_choice(threshold, num_perm, fp_weigh
     assert (det.bands, det.rows) == _optimal_param(threshold, num_perm, fp_weight, 1 - fp_weight)
 
 
+def test_known_lsh_params_are_datasketchs_choice():
+    from datasketch.lsh import _optimal_param
+
+    for (threshold, num_perm, fp_weight), got in fuzzy._KNOWN_LSH_PARAMS.items():
+        assert got == _optimal_param(threshold, num_perm, fp_weight, 1 - fp_weight)
+    c = NearConfig()
+    assert (c.threshold, c.num_perm, c.lsh_fp_weight) in fuzzy._KNOWN_LSH_PARAMS  # the defaults skip the search
+
+
+@pytest.mark.parametrize(("num_perm", "seed"), [(128, 1), (64, 7), (256, 0), (2, 12345)])
+def test_permutations_equal_datasketchs(num_perm, seed):
+    m = MinHash(num_perm=num_perm, seed=seed)
+    assert m.scheme == "affine32"
+    a, b = fuzzy._permutations(num_perm, seed)
+    assert a.dtype == b.dtype == np.uint32
+    assert np.array_equal(a, m.permutations[0]) and np.array_equal(b, m.permutations[1])
+
+
+def test_default_near_index_builds_without_datasketch(tmp_path):
+    """With the default settings the driver never imports datasketch or scipy (a third of a second)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from leakcheck.records import Record; from leakcheck.config import ScanConfig; "
+            "from leakcheck.detect import fuzzy; "
+            f"d = fuzzy.build('near', [Record('e', 0, {Q!r}, {A!r})], ScanConfig()); "
+            "print(d.bands, d.rows, 'datasketch' in sys.modules, 'scipy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["31", "4", "False", "False"]
+
+
 # -- the levels on real files ------------------------------------------------------------------
 
 def test_near_prompt_leak_scores_verified_jaccard(jsonl):

@@ -439,10 +439,7 @@ class NearDetector(_GramIndex):
             self._a, self._b = _state[1]["perm_a"].astype(np.uint32), _state[1]["perm_b"].astype(np.uint32)
         else:
             self.bands, self.rows = _lsh_params(c.threshold, c.num_perm, c.lsh_fp_weight)
-            m = _minhash(c.num_perm, c.seed)
-            if getattr(m, "scheme", "affine32") != "affine32":  # pragma: no cover - other datasketch
-                raise RuntimeError("datasketch's default MinHash scheme is not affine32")
-            self._a, self._b = (np.asarray(p, dtype=np.uint32) for p in m.permutations)
+            self._a, self._b = _permutations(c.num_perm, c.seed)
         if _state is not None:
             self._load_state(*_state)
         else:
@@ -614,9 +611,21 @@ class NearDetector(_GramIndex):
         }
 
 
+#: ``_lsh_params`` of the default settings, so a scan with them never imports datasketch (and
+#: scipy, a third of a second) in the driver; tests check each entry against datasketch.
+_KNOWN_LSH_PARAMS = {(0.6, 128, 0.02): (31, 4)}
+
+
 @functools.lru_cache(maxsize=16)
 def _lsh_params(threshold: float, num_perm: int, fp_weight: float) -> tuple[int, int]:
-    """Bands and rows as datasketch's ``MinHashLSH`` chooses them (its search is slow: cached)."""
+    """Bands and rows as datasketch's ``MinHashLSH`` chooses them (its search is slow: cached).
+
+    >>> _lsh_params(0.6, 128, 0.02)
+    (31, 4)
+    """
+    known = _KNOWN_LSH_PARAMS.get((threshold, num_perm, fp_weight))
+    if known is not None:
+        return known
     from datasketch import MinHashLSH
 
     lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=(fp_weight, 1.0 - fp_weight))
@@ -624,10 +633,17 @@ def _lsh_params(threshold: float, num_perm: int, fp_weight: float) -> tuple[int,
 
 
 @functools.lru_cache(maxsize=16)
-def _minhash(num_perm: int, seed: int):  # -> datasketch.MinHash, for its permutations
-    from datasketch import MinHash
+def _permutations(num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(a, b)`` of ``datasketch.MinHash(num_perm, seed)`` (its default ``affine32`` scheme).
 
-    return MinHash(num_perm=num_perm, seed=seed)
+    Drawn as datasketch 2 draws them (tested equal), without importing it: ``a`` odd, so
+    ``h -> a * h + b mod 2**32`` is a bijection.
+    """
+    gen = np.random.RandomState(seed)
+    a = gen.randint(0, 1 << 31, num_perm, dtype=np.uint32) * np.uint32(2) + np.uint32(1)
+    b = gen.randint(0, 1 << 32, num_perm, dtype=np.uint32)
+    a.flags.writeable = b.flags.writeable = False  # shared by every detector (cached)
+    return a, b
 
 
 def _fmix32(h: np.ndarray) -> np.ndarray:

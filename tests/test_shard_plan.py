@@ -1,0 +1,56 @@
+"""The shard plan of a parallel scan: equal shards, a multiple of the worker count, same findings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import leakcheck
+from leakcheck.engine import shard_bytes
+from leakcheck.io import shards as shards_mod
+from leakcheck.io.sources import open_source
+
+Q = "Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. How many clips did she sell?"
+A = "Natalia sold 48/2 = 24 clips in May. She sold 48+24 = 72 clips altogether. #### 72"
+
+
+def _train(path, n: int) -> None:
+    with open(path, "w") as fh:
+        for i in range(n):
+            q = Q if i % 37 == 5 else f"Problem {i}: a shop sells {i} pens at {i % 7 + 2} dollars each; how much money is that?"
+            fh.write(json.dumps({"messages": [{"role": "user", "content": q}, {"role": "assistant", "content": A if i % 37 == 5 else "#### 1"}],
+                                 "id": f"t{i}"}) + "\n")
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_parallel_plan_is_equal_shards_a_multiple_of_jobs(tmp_path, jobs):
+    p = tmp_path / "train.jsonl"
+    _train(p, 600)
+    size = p.stat().st_size
+    target = shard_bytes(size, jobs, 8192)
+    plan = shards_mod.plan_shards(open_source(p), target)
+    assert plan == shards_mod.plan_shards(open_source(p), target)  # deterministic
+    assert len(plan) % jobs == 0 and len(plan) >= size // 8192
+    longest = max(len(line) for line in p.read_bytes().splitlines(keepends=True))
+    assert max(s.size for s in plan) - min(s.size for s in plan) <= len(plan) * longest
+    assert sum(s.size for s in plan) == size and [s.index for s in plan] == list(range(len(plan)))
+    assert plan[-1].line_base + sum(1 for _ in shards_mod.iter_shard(plan[-1])) == 600
+
+
+def test_serial_and_small_inputs_keep_the_default_shards():
+    assert shard_bytes(10**9, 1) == shards_mod.SHARD_BYTES
+    assert shard_bytes(shards_mod.SHARD_BYTES, 2) == shards_mod.SHARD_BYTES  # one shard: scanned in the driver
+
+
+def test_findings_do_not_depend_on_the_plan(tmp_path, monkeypatch):
+    p, ev = tmp_path / "train.jsonl", tmp_path / "eval.jsonl"
+    _train(p, 600)
+    ev.write_text(json.dumps({"question": Q, "answer": A}) + "\n")
+    cfg = leakcheck.ScanConfig()
+    whole = leakcheck.scan(p, ev, cfg)
+    monkeypatch.setattr(shards_mod, "SHARD_BYTES", 8192)
+    parallel = leakcheck.scan(p, ev, cfg, jobs=2)
+    rows = [(f.kind, f.level, f.train_line) for f in whole.findings]
+    assert rows == [(f.kind, f.level, f.train_line) for f in parallel.findings]
+    assert rows == [("pair", "exact", 1 + 5 + 37 * k) for k in range(17)]

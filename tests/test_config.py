@@ -72,11 +72,13 @@ def test_every_key_is_typed_and_accepted_with_its_type(project):
             "group_field": "conv", "train_prompt_field": "question", "train_target_field": "answer",
             "eval_prompt_field": "question", "eval_target_field": "answer", "on_error": "skip", "allow_partial": True,
             "short_target_chars": 5, "max_target_hits": 3, "shingle": 2, "num_perm": 64, "ngram": 8,
-            "near_threshold": 0.7, "contained_threshold": 1, "template_share": 0.5, "lsh_fp_weight": 0.1}
+            "near_threshold": 0.7, "contained_threshold": 1, "template_share": 0.5, "lsh_fp_weight": 0.1,
+            "semantic_threshold": 0.4, "semantic_code_threshold": 0.3, "semantic_anchored_threshold": 0.5, "embedder": "none"}
     assert set(good) == set(SETTINGS)
     assert check_settings(good) == good
     cfg = build_config({}, good)
     assert (cfg.allow_partial, cfg.on_error, cfg.contained.threshold, cfg.near.num_perm) == (True, "skip", 1.0, 64)
+    assert (cfg.semantic.threshold, cfg.semantic.anchored_threshold, cfg.semantic.embedder) == (0.4, 0.5, "none")
 
 
 def test_unknown_key_and_a_non_table(project):

@@ -1,0 +1,152 @@
+"""The ``semantic`` level: rephrases found, siblings with another answer not, anchoring, fallback, index round-trip."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from leakcheck.cli import main
+from leakcheck.config import DEFAULT_LEVELS, ScanConfig, SemanticConfig, parse_levels
+from leakcheck.detect import embed
+from leakcheck.detect.semantic import INSTALL_HINT, SemanticIndex
+from leakcheck.io import shards as shards_mod
+from leakcheck.records import Record
+
+from .conftest import REPO, SHARED_DATA, write_jsonl
+
+FIX = REPO / "tests" / "fixtures" / "semantic"
+TRAIN, EVAL = FIX / "train.jsonl", FIX / "eval.jsonl"
+NOTE_OFF = ("semantic: embedding re-rank off (leakcheck[semantic] is not installed): lexical and final-answer evidence only; "
+            f"{INSTALL_HINT}")
+
+
+def scan(tmp_path: Path, *args: str, train: Path = TRAIN, name: str = "r") -> tuple[int, dict]:
+    out = tmp_path / f"{name}.json"
+    res = CliRunner().invoke(main, ["scan", str(train), *args, "--levels", "semantic", "--json", str(out)])
+    assert res.exit_code in (0, 1), res.output
+    return res.exit_code, json.loads(out.read_text())
+
+
+def found(report: dict) -> list[tuple[str, str, str, str]]:
+    return [(f["eval_id"], f["train_id"], f["kind"], f["level"]) for f in report["findings"]]
+
+
+@pytest.fixture(autouse=True)
+def no_extra(monkeypatch):
+    """These tests pin the lexical level: the packaged model, if installed, stays off."""
+    monkeypatch.setattr(embed, "packaged", lambda: None)
+
+
+def test_rephrases_are_found_and_a_template_sibling_with_another_answer_is_not(tmp_path):
+    rc, r = scan(tmp_path, str(EVAL))
+    assert rc == 1
+    # t-sibling is the eval template with other numbers and answer 20; t-same-answer shares answer 18 only
+    assert found(r) == [("e-eggs", "t-rephrase", "pair", "semantic"), ("e-garden", "t-garden-rephrase", "pair", "semantic")]
+    d = r["findings"][0]["detail"]
+    assert (d["lexical"], d["numbers"], d["embedding"], d["target_agreement"], d["target_agrees"]) == (
+        0.5701, 1.0, None, "agree", "same final answer: 18")
+    assert r["findings"][0]["score"] == round(0.5701 + 0.3 * 1.0, 4)
+    assert r["parameters"]["levels"]["semantic"]["anchored_threshold"] == 0.48
+
+
+def test_anchoring_a_different_answer_rules_a_rephrase_out(tmp_path, jsonl):
+    rows = [json.loads(line) for line in TRAIN.read_text().splitlines()]
+    other = jsonl("train.jsonl", [{**rows[0], "answer": "#### 19"}])
+    rc, r = scan(tmp_path, str(EVAL), train=other)
+    assert (rc, found(r)) == (0, [])
+
+
+def test_without_targets_the_prose_threshold_decides(tmp_path):
+    """No answer to agree on: the lexical cosine alone, against the higher prose threshold (0.48)."""
+    rc, r = scan(tmp_path, str(EVAL), "--train-target-field", "none")
+    assert rc == 1
+    # t-sibling copies the template word for word: without its answer nothing tells it apart
+    assert [(e, t, k) for e, t, k, _ in found(r)] == [("e-eggs", "t-rephrase", "prompt"), ("e-eggs", "t-sibling", "prompt"),
+                                                     ("e-garden", "t-garden-rephrase", "prompt")]
+    assert {f["detail"]["target_agreement"] for f in r["findings"]} == {"unknown"}
+    rc, r = scan(tmp_path, str(EVAL), "--train-target-field", "none", "--semantic-threshold", "0.6")
+    assert found(r) == [("e-eggs", "t-sibling", "prompt", "semantic")]
+
+
+def test_code_uses_the_code_threshold():
+    ev = [Record("he0", 1, 'def add(a: int, b: int) -> int:\n    """Return the sum of a and b.\n    >>> add(2, 3)\n    5\n    """\n',
+                 "    return a + b\n"),
+          Record("q", 2, "What is the capital of France?", "Paris")]
+    reph = Record("t0", 0, 'def sum_two(x: int, y: int) -> int:\n    """Give back x plus y.\n    >>> sum_two(2, 3)\n    5\n    """\n    return x + y\n')
+    for code_threshold, expect in ((0.28, [0]), (0.9, [])):
+        idx = SemanticIndex(ev, ScanConfig(levels=("semantic",), semantic=SemanticConfig(embedder="none", code_threshold=code_threshold)))
+        assert idx.code.tolist() == [True, False]
+        assert [m.eval_idx for m in idx.probe([reph]) if not m.below] == expect
+
+
+def test_all_means_the_default_levels_and_semantic_is_asked_for_by_name():
+    assert ScanConfig().levels == DEFAULT_LEVELS == parse_levels("all") == ("exact", "normalized", "near", "contained")
+    assert parse_levels("all,semantic") == ("exact", "normalized", "near", "contained", "semantic")
+    assert parse_levels("semantic") == ("semantic",)
+
+
+def test_without_the_extra_the_level_runs_and_says_how_to_turn_embeddings_on(tmp_path):
+    _, r = scan(tmp_path, str(EVAL))
+    assert NOTE_OFF in r["notes"] and r["parameters"]["levels"]["semantic"]["embedder"] is None
+    res = CliRunner().invoke(main, ["scan", str(TRAIN), str(EVAL), "--levels", "semantic"])
+    assert f"note: {NOTE_OFF}\n" in res.output
+    _, r = scan(tmp_path, str(EVAL), "--embedder", "none")
+    assert "semantic: embedding re-rank off (--embedder none): lexical and final-answer evidence only" in r["notes"]
+
+
+def test_an_embedder_path_that_is_not_a_model_is_a_usage_error(tmp_path):
+    res = CliRunner().invoke(main, ["scan", str(TRAIN), str(EVAL), "--levels", "semantic", "--embedder", str(tmp_path / "nope")])
+    assert res.exit_code == 2
+    assert res.output == (f"leakcheck: error: --embedder {tmp_path / 'nope'}: no such folder; pass a local ONNX "
+                          "(model.onnx + tokenizer.json) or sentence-transformers model folder, or none\n")
+
+
+def test_index_round_trip_holds_no_eval_text_and_finds_the_same(tmp_path, monkeypatch):
+    idx = tmp_path / "evals.lcx"
+    res = CliRunner().invoke(main, ["index", str(EVAL), "--levels", "semantic", "-o", str(idx)])
+    assert res.exit_code == 0, res.output
+    blob = idx.read_bytes()
+    assert b"Marta" not in blob and b"rectangular" not in blob
+    _, direct = scan(tmp_path, str(EVAL), name="direct")
+    _, indexed = scan(tmp_path, "--index", str(idx), name="indexed")
+    detail = lambda r: [f["detail"] for f in r["findings"]]  # noqa: E731
+    assert found(direct) == found(indexed) and detail(direct) == detail(indexed)
+    assert [(f["eval_id"], f["train_id"], f["score"]) for f in indexed["findings"]] == [
+        ("e-eggs", "t-rephrase", 0.8701), ("e-garden", "t-garden-rephrase", 0.8159)]
+
+
+def test_findings_are_the_same_with_two_jobs_and_many_shards(tmp_path, monkeypatch):
+    rows = [json.loads(line) for line in TRAIN.read_text().splitlines()]
+    filler = [{"id": f"f{i}", "question": f"Sam has {i} marbles and finds {i + 3} more under the sofa. How many now?",
+               "answer": f"#### {2 * i + 3}"} for i in range(400)]
+    train = write_jsonl(tmp_path / "train.jsonl", filler[:200] + rows + filler[200:])
+    monkeypatch.setattr(sys.modules["leakcheck.scan"], "plan_shards", functools.partial(shards_mod.plan_shards, target_bytes=4096))
+    assert len(shards_mod.plan_shards(shards_mod.open_source(train), 4096)) > 5
+    _, one = scan(tmp_path, str(EVAL), train=train, name="one")
+    _, two = scan(tmp_path, str(EVAL), "-j", "2", train=train, name="two")
+    assert found(one) == found(two) == [("e-eggs", "t-rephrase", "pair", "semantic"), ("e-garden", "t-garden-rephrase", "pair", "semantic")]
+    assert [f["score"] for f in one["findings"]] == [f["score"] for f in two["findings"]]
+    assert [f["train_line"] for f in one["findings"]] == [201, 205]
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "rephrase").is_dir(), reason="../shared/data is not present")
+def test_gsm8k_rephrases_are_found_among_gsm8k_train(tmp_path):
+    """Fifty GSM8K test rephrases hidden among the first 2,000 GSM8K train problems (the benchmark's mixed protocol, small)."""
+    test = [json.loads(line) for line in (SHARED_DATA / "gsm8k" / "test.jsonl").read_text().splitlines()]
+    reph = [json.loads(line)["text"] for line in (SHARED_DATA / "rephrase" / "rephrase_gsm8k.jsonl").read_text().splitlines()]
+    train = [json.loads(line) for line in (SHARED_DATA / "gsm8k" / "train.jsonl").read_text().splitlines()][:2000]
+    planted = []
+    for i in range(0, 1000, 20):
+        q, _, a = reph[i].partition("\nAnswer:")
+        planted.append({"question": q.removeprefix("Question:").strip(), "answer": a.strip(), "id": f"reph-{i}"})
+    ev = write_jsonl(tmp_path / "test.jsonl", [{"id": f"test-{i}", **r} for i, r in enumerate(test)])
+    tr = write_jsonl(tmp_path / "train.jsonl", [{"id": f"train-{i}", **r} for i, r in enumerate(train)] + planted)
+    _, r = scan(tmp_path, str(ev), train=tr)
+    hits = {(f["eval_id"], f["train_id"]) for f in r["findings"]}
+    right = {(f"test-{i}", f"reph-{i}") for i in range(0, 1000, 20)}
+    assert len(hits & right) >= 48 and len(hits - right) <= 5, (len(hits & right), sorted(hits - right))

@@ -230,6 +230,32 @@ def cost(n: int, jobs: int, with_targets: bool) -> None:
         print(proc.stderr[-500:])
 
 
+def cpu_rate(n: int, source: int, with_targets: bool) -> None:
+    """Records per CPU-second of the level, in-process on the first ``n`` records of a chat file.
+
+    CPU time, not wall time: on a loaded machine it is what a free core would spend. The
+    scan includes reading and parsing the train file; ``-j 2`` on 2 free cores halves the wall time.
+    """
+    import itertools
+
+    import leakcheck
+    from leakcheck.config import Fields
+
+    src = HERE / "_data" / f"train_chat_{source}.jsonl"
+    with tempfile.TemporaryDirectory() as tmp:
+        part = Path(tmp) / "part.jsonl"
+        with open(src, encoding="utf-8") as fh, open(part, "w", encoding="utf-8") as out:
+            out.writelines(itertools.islice(fh, n))
+        cfg = ScanConfig(levels=("semantic",), semantic=SemanticConfig(embedder="none"),
+                         train_fields=Fields() if with_targets else Fields(target="none"))
+        c0 = time.process_time()
+        r = leakcheck.scan(part, DATA / "gsm8k" / "test.jsonl", cfg)
+        cpu = time.process_time() - c0
+    what = "with targets" if with_targets else "without targets"
+    print(f"cpu: {n:,} chat records {what}: {cpu:.1f} CPU s, {n / cpu:,.0f} records per CPU-second, "
+          f"{len(r.findings)} findings; 1M records on 2 free cores ~ {1e6 / (n / cpu) / 2 / 60:.1f} min")
+
+
 def _children_cpu() -> float:
     import resource
 
@@ -243,6 +269,7 @@ def main() -> None:
     ap.add_argument("--cost", type=int, nargs="*", default=[], help="chat-record files to time (200000, 1000000)")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--no-table", action="store_true", help="only the cost runs")
+    ap.add_argument("--cpu", type=int, default=0, help="records per CPU-second on the first N records of the 1M file")
     args = ap.parse_args()
     if not DATA.is_dir():
         sys.exit(f"{DATA} is not present")
@@ -251,6 +278,9 @@ def main() -> None:
         tune(cfg)
     elif not args.no_table:
         table(cfg)
+    if args.cpu:
+        cpu_rate(args.cpu, 1000000, True)
+        cpu_rate(args.cpu, 1000000, False)
     for n in args.cost:
         cost(n, args.jobs, True)
         cost(n, args.jobs, False)

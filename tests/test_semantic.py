@@ -186,3 +186,22 @@ def test_with_the_extra_the_packaged_model_re_ranks_and_a_model_folder_gives_the
     _, r2 = scan(tmp_path, str(EVAL), "--train-target-field", "none", "--embedder", str(folder), name="folder")
     assert r2["parameters"]["levels"]["semantic"]["embedder"] == "minilm"
     assert [f["detail"] for f in r2["findings"]] == [f["detail"] for f in r["findings"]]
+
+
+def test_two_saved_indexes_scan_like_one_eval_file(tmp_path):
+    """Concatenated semantic indexes recompute the IDF over both: the same scores as one file."""
+    rows = EVAL.read_text().splitlines(keepends=True)
+    paths = []
+    for i, part in enumerate((rows[:2], rows[2:])):
+        src = tmp_path / f"part{i}.jsonl"
+        src.write_text("".join(part))
+        paths.append(tmp_path / f"part{i}.lcx")
+        assert CliRunner().invoke(main, ["index", str(src), "--levels", "semantic", "-o", str(paths[-1])]).exit_code == 0
+    _, one = scan(tmp_path, str(EVAL), name="one")
+    res = CliRunner().invoke(main, ["scan", str(TRAIN), "--index", str(paths[0]), "--index", str(paths[1]), "--levels", "semantic",
+                                    "--json", str(tmp_path / "two.json")])
+    assert res.exit_code == 1, res.output
+    reports = [json.loads((tmp_path / f"two.part{i}.json").read_text()) for i in (0, 1)]  # one file per eval set
+    got = [(f["eval_set"], f["eval_id"], f["train_id"], f["score"]) for r in reports for f in r["findings"]]
+    assert got == [("part0", "e-eggs", "t-rephrase", 0.8701), ("part1", "e-garden", "t-garden-rephrase", 0.8159)]
+    assert [f["score"] for f in one["findings"]] == [0.8701, 0.8159]

@@ -283,7 +283,7 @@ class SemanticIndex:
 
     def parameters(self) -> dict[str, Any]:
         return {
-            "method": "character 2-5-gram TF-IDF cosine of prompts, anchored on equal final answers"
+            "method": "character 2-5-gram TF-IDF cosine of the records, anchored on equal final answers"
                       + (", averaged with an embedding cosine" if self.embedder else ""),
             "threshold": self.threshold,
             "code_threshold": self.code_threshold,

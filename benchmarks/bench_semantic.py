@@ -135,7 +135,7 @@ def best_pairs(case: Case, cfg: ScanConfig) -> list[tuple[int, float, int, float
         for aa, pp in zip(a, p):
             ea, sa = (aa[0][0], aa[0][1] + NUMBER_WEIGHT * aa[0][2]) if aa else (-1, -1.0)
             ep, sp = pp[0] if pp else (-1, -1.0)
-            out.append((ea, sa, ep, sp, bool(pp and idx.code[ep])))
+            out.append((ea, sa, ep, sp, bool(pp and idx.code_kind[ep] > 0)))
     return out
 
 

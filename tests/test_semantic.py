@@ -80,7 +80,7 @@ def test_code_uses_the_code_threshold():
     reph = Record("t0", 0, 'def sum_two(x: int, y: int) -> int:\n    """Give back x plus y.\n    >>> sum_two(2, 3)\n    5\n    """\n    return x + y\n')
     for code_threshold, expect in ((0.28, [0]), (0.9, [])):
         idx = SemanticIndex(ev, ScanConfig(levels=("semantic",), semantic=SemanticConfig(embedder="none", code_threshold=code_threshold)))
-        assert idx.code.tolist() == [True, False]
+        assert idx.code_kind.tolist() == [1, 0]
         assert [m.eval_idx for m in idx.probe([reph]) if not m.below] == expect
 
 
@@ -205,3 +205,31 @@ def test_two_saved_indexes_scan_like_one_eval_file(tmp_path):
     got = [(f["eval_set"], f["eval_id"], f["train_id"], f["score"]) for r in reports for f in r["findings"]]
     assert got == [("part0", "e-eggs", "t-rephrase", 0.8701), ("part1", "e-garden", "t-garden-rephrase", 0.8159)]
     assert [f["score"] for f in one["findings"]] == [0.8701, 0.8159]
+
+
+class _Constant:
+    """An embedder that calls every two texts the same (cosine 1.0): shows where the embedding is used."""
+
+    name = "constant"
+
+    def encode(self, texts):
+        import numpy as np
+
+        return np.full((len(texts), 4), 0.5, dtype=np.float32)
+
+
+def test_an_embedding_re_ranks_prose_and_python_but_not_other_code(monkeypatch):
+    monkeypatch.setattr(embed, "packaged", lambda: _Constant())
+    py = 'def add(a, b):\n    """Return the sum of a and b."""\n    return a + b\n'
+    c = "int add(int a, int b) {\n    /* the sum of a and b */\n    return a + b;\n}\n"
+    ev = [Record("py", 1, py), Record("c", 2, c), Record("prose", 3, "Which city is the capital of France?")]
+    idx = SemanticIndex(ev, ScanConfig(levels=("semantic",)))
+    assert idx.code_kind.tolist() == [1, 2, 0] and (idx.threshold, idx.code_threshold, idx.other_code_threshold) == (0.48, 0.49, 0.28)
+    train = [Record("t-py", 0, 'def plus(x, y):\n    """Give back x added to y."""\n    return x + y\n'),
+             Record("t-c", 1, "int plus(int x, int y) {\n    /* x added to y */\n    return x + y;\n}\n"),
+             Record("t-prose", 2, "What is France's capital city?")]
+    got = {train[m.pos].id: (ev[m.eval_idx].id, m.detail["embedding"], round(m.score - m.detail["lexical"], 4))
+           for m in idx.probe(train) if not m.below}
+    assert got["t-py"][:2] == ("py", 1.0) and got["t-prose"][:2] == ("prose", 1.0)
+    assert got["t-py"][2] > 0 and got["t-prose"][2] > 0  # the mean with cosine 1.0 lifts the score
+    assert got["t-c"] == ("c", None, 0.0)  # scored on characters alone

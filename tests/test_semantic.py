@@ -116,6 +116,9 @@ def test_index_round_trip_holds_no_eval_text_and_finds_the_same(tmp_path, monkey
     _, indexed = scan(tmp_path, "--index", str(idx), name="indexed")
     detail = lambda r: [f["detail"] for f in r["findings"]]  # noqa: E731
     assert found(direct) == found(indexed) and detail(direct) == detail(indexed)
+    assert [n for n in indexed["notes"] if n.startswith("semantic:")] == [
+        "semantic: embedding re-rank off (the eval index holds no embeddings): lexical and final-answer evidence only; "
+        f"rebuild the index with leakcheck[semantic] installed ({INSTALL_HINT})"]
     assert [(f["eval_id"], f["train_id"], f["score"]) for f in indexed["findings"]] == [
         ("e-eggs", "t-rephrase", 0.8701), ("e-garden", "t-garden-rephrase", 0.8159)]
 

@@ -317,6 +317,9 @@ class SemanticIndex:
             return []
         if self.embedder_spec == "none":
             return ["semantic: embedding re-rank off (--embedder none): lexical and final-answer evidence only"]
+        if getattr(self, "saved_without_embeddings", False):
+            return ["semantic: embedding re-rank off (the eval index holds no embeddings): lexical and final-answer evidence only; "
+                    f"rebuild the index with leakcheck[semantic] installed ({INSTALL_HINT})"]
         return [f"semantic: embedding re-rank off (leakcheck[semantic] is not installed): lexical and final-answer evidence only; {INSTALL_HINT}"]
 
     # -- saving -----------------------------------------------------------------------------
@@ -347,6 +350,7 @@ class SemanticIndex:
         h = a["num_h"].tolist()
         self.numbers = [frozenset(h[s:e]) for s, e in zip([0] + ends[:-1], ends)]
         self.emb = a.get("emb")
+        self.saved_without_embeddings = self.emb is None
         self.embedder = _embedder(self.embedder_spec) if self.emb is not None else None
         if self.emb is not None and self.embedder is None:
             self.emb = None  # built with an embedder this process lacks: the note says so

@@ -236,3 +236,12 @@ def test_an_embedding_re_ranks_prose_and_python_but_not_other_code(monkeypatch):
     assert got["t-py"][:2] == ("py", 1.0) and got["t-prose"][:2] == ("prose", 1.0)
     assert got["t-py"][2] > 0 and got["t-prose"][2] > 0  # the mean with cosine 1.0 lifts the score
     assert got["t-c"] == ("c", None, 0.0)  # scored on characters alone
+
+
+def test_a_c_translation_of_a_python_eval_item_is_scored_on_characters(monkeypatch):
+    monkeypatch.setattr(embed, "packaged", lambda: _Constant())
+    ev = [Record("py", 1, 'def add(a, b):\n    """Return the sum of a and b."""\n    return a + b\n'), Record("q", 2, "Name a prime number.")]
+    idx = SemanticIndex(ev, ScanConfig(levels=("semantic",)))
+    c = Record("t-c", 0, "```c\nint add(int a, int b) {\n    /* Return the sum of a and b. */\n    return a + b;\n}\n```")
+    (m,) = list(idx.probe([c]))
+    assert (m.eval_idx, m.below, m.detail["embedding"], abs(m.score - m.detail["lexical"]) < 1e-4) == (0, False, None, True)

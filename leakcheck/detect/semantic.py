@@ -18,10 +18,11 @@ sample), and each train record is matched to its best eval record:
 
 An optional embedding model (``leakcheck[semantic]``) re-ranks the unanchored candidates:
 the score is then the mean of the lexical cosine and the cosine of sentence embeddings of the
-same two texts, against its own defaults (:data:`BLENDED`). Anchored matches need no
+eval prompt (its question or docstring: what a rephrase keeps in words) and the train text,
+against its own defaults (:data:`BLENDED`). Anchored matches need no
 embedding (the answer and the numbers are stronger evidence, and it keeps 1M records cheap),
-and code other than Python is scored lexically (MiniLM ranked C translations worse than the
-character n-grams did: F1 0.746 against 0.884 on HumanEval-C).
+and code other than Python, on either side, is scored lexically (MiniLM ranked C translations
+worse than the character n-grams did: F1 0.746 against 0.884 on HumanEval-C).
 
 >>> from leakcheck.records import Record
 >>> from leakcheck.config import ScanConfig, SemanticConfig
@@ -259,6 +260,8 @@ class SemanticIndex:
             return {}
         need = [p for p, b in enumerate(cand_p) if any(c[1] >= _RERANK_FLOOR for c in b)]
         texts = [record_text(batch[p], int(keys[p])) for p in need]
+        keep = [i for i, t in enumerate(texts) if _kind(_code_of(t)) != "lex"]  # C-like train code: characters only
+        need, texts = [need[i] for i in keep], [texts[i] for i in keep]
         return dict(zip(need, self.embedder.encode(texts))) if need else {}
 
     def _decide(self, pos: int, cand_a: list[tuple[int, float, float]], cand_p: list[tuple[int, float]],
@@ -273,6 +276,8 @@ class SemanticIndex:
             kind = int(self.code_kind[e])
             # MiniLM reads prose and Python; on C-like code it ranks worse than the characters do
             cos = self._cos(pos, e, emb) if kind != 2 else None
+            if cos is None and kind == 1 and self.emb is not None:
+                kind = 2  # Python eval, C-like train text: scored on characters
             score = self._blend(lexical, cos)
             threshold = (self.threshold, self.code_threshold, self.other_code_threshold)[kind]
             found.append((score - threshold, -e, score, {"lexical": round(lexical, 4), "embedding": cos, "target_agreement": "unknown"}))

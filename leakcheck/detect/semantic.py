@@ -119,6 +119,15 @@ def _kind(code: tuple[str, int, int] | None) -> str | None:
     return None if code is None else code[0]
 
 
+def _c_like(text: str) -> bool:
+    """Code in a braces-and-semicolons language (not Python with a line of prose before it).
+
+    >>> _c_like("int f(int a) {\\n  return a;\\n}"), _c_like("Write a function.\\ndef f(a):\\n    return a")
+    (True, False)
+    """
+    return "{" in text and ";" in text and _kind(_code_of(text)) == "lex"
+
+
 def record_text(r: Record, anchor: int) -> str:
     """What is compared: the prompt, or prompt and target when the target states no final answer.
 
@@ -260,7 +269,7 @@ class SemanticIndex:
             return {}
         need = [p for p, b in enumerate(cand_p) if any(c[1] >= _RERANK_FLOOR for c in b)]
         texts = [record_text(batch[p], int(keys[p])) for p in need]
-        keep = [i for i, t in enumerate(texts) if _kind(_code_of(t)) != "lex"]  # C-like train code: characters only
+        keep = [i for i, t in enumerate(texts) if not _c_like(t)]  # C-like train code: characters only
         need, texts = [need[i] for i in keep], [texts[i] for i in keep]
         return dict(zip(need, self.embedder.encode(texts))) if need else {}
 

@@ -211,7 +211,10 @@ def tune(cfg: ScanConfig) -> None:
 
 
 def cost(n: int, jobs: int, with_targets: bool) -> None:
-    """Wall and CPU seconds of ``leakcheck scan --levels semantic`` on ``n`` chat records against GSM8K test."""
+    """Wall seconds of ``leakcheck scan --levels semantic`` on ``n`` chat records against GSM8K test.
+
+    Wall time only: ``-j`` workers are forkserver grandchildren, which ``RUSAGE_CHILDREN`` does not count.
+    """
     src = HERE / "_data" / f"train_chat_{n}.jsonl"
     if not src.exists():
         print(f"cost: {src} is missing (see benchmarks/README.md)")
@@ -221,12 +224,12 @@ def cost(n: int, jobs: int, with_targets: bool) -> None:
                 "--embedder", "none", "-j", str(jobs), "--json", f"{tmp}/r.json", "--fail-on", "none"]
         if not with_targets:
             args += ["--train-target-field", "none"]
-        t0, c0 = time.perf_counter(), _children_cpu()
+        t0 = time.perf_counter()
         proc = subprocess.run(args, capture_output=True, text=True)
-        wall, cpu = time.perf_counter() - t0, _children_cpu() - c0
+        wall = time.perf_counter() - t0
         found = len(json.loads(Path(f"{tmp}/r.json").read_text())["findings"]) if proc.returncode in (0, 1) else None
     what = "with targets" if with_targets else "without targets"
-    print(f"cost: {n:,} chat records {what}, -j {jobs}: wall {wall:.0f} s, CPU {cpu:.0f} s, rc {proc.returncode}, findings {found}")
+    print(f"cost: {n:,} chat records {what}, -j {jobs}: wall {wall:.0f} s, rc {proc.returncode}, findings {found}")
     if proc.returncode not in (0, 1):
         print(proc.stderr[-500:])
 
@@ -255,13 +258,6 @@ def cpu_rate(n: int, source: int, with_targets: bool) -> None:
     what = "with targets" if with_targets else "without targets"
     print(f"cpu: {n:,} chat records {what}: {cpu:.1f} CPU s, {n / cpu:,.0f} records per CPU-second, "
           f"{len(r.findings)} findings; 1M records on 2 free cores ~ {1e6 / (n / cpu) / 2 / 60:.1f} min")
-
-
-def _children_cpu() -> float:
-    import resource
-
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def main() -> None:

@@ -26,6 +26,7 @@ from .config import (
     NearConfig,
     Policy,
     ScanConfig,
+    SemanticConfig,
     load_config,
     parse_levels,
 )
@@ -159,13 +160,25 @@ def build_config(opts: dict[str, Any], conf: dict[str, Any]) -> ScanConfig:
             threshold=float(_pick(opts.get("contained_threshold"), conf, "contained_threshold", d.contained.threshold)),
             template_share=template_share,
         ),
+        semantic=SemanticConfig(
+            threshold=_float_or_none(_pick(opts.get("semantic_threshold"), conf, "semantic_threshold", d.semantic.threshold)),
+            code_threshold=_float_or_none(_pick(opts.get("semantic_code_threshold"), conf, "semantic_code_threshold", d.semantic.code_threshold)),
+            anchored_threshold=float(_pick(opts.get("semantic_anchored_threshold"), conf, "semantic_anchored_threshold",
+                                           d.semantic.anchored_threshold)),
+            embedder=_pick(opts.get("embedder"), conf, "embedder", d.semantic.embedder),
+        ),
     )
+
+
+def _float_or_none(v: Any) -> float | None:
+    return None if v is None else float(v)
 
 
 def _level_options(f: Any) -> Any:
     """The options that pick levels and their knobs (shared by scan and index)."""
     opts = [
-        click.option("--levels", help="Levels to run, comma-separated: exact,normalized,near,contained (default: all)."),
+        click.option("--levels", help="Levels to run, comma-separated: exact,normalized,near,contained,semantic "
+                                      "(default: all = every level but semantic; all,semantic adds it)."),
         click.option("--prompt-field", help="Dotted path of the prompt on both sides, e.g. messages[0].content."),
         click.option("--target-field", help="Dotted path of the reward target, e.g. reward_model.ground_truth ('none': no target)."),
         click.option("--eval-prompt-field", help="Prompt path for the eval side only."),
@@ -183,6 +196,12 @@ def _level_options(f: Any) -> Any:
                      help="n-grams/shingles in at least this share of a file's texts are template, ignored by near/contained (default 0.05; 1 turns it off)."),
         click.option("--lsh-fp-weight", type=float,
                      help="Weight of false positives in choosing LSH bands/rows (default 0.02: favour recall, candidates are verified)."),
+        click.option("--semantic-threshold", type=float, help="TF-IDF cosine a semantic match needs without a final answer to agree on (default 0.48)."),
+        click.option("--semantic-code-threshold", type=float, help="The same for an eval record that is code (default 0.28; 0.49 with an embedder)."),
+        click.option("--semantic-anchored-threshold", type=float,
+                     help="Score a semantic match needs when both records state the same final answer (default 0.48)."),
+        click.option("--embedder", metavar="PATH|none",
+                     help="semantic level: a local ONNX or sentence-transformers model folder, or none (default: the leakcheck[semantic] model if installed)."),
         click.option("--name", "names", multiple=True, metavar="NAME=PATH",
                      help="Name an eval set (default: from its file name, e.g. test for test.jsonl, gsm8k-test for gsm8k::test). Repeatable."),
     ]

@@ -47,6 +47,8 @@ class Best:
     rank: int
     score: float
     level: str
+    #: The scores that decided it, when a level weighs several (``semantic``).
+    detail: dict[str, Any] | None = None
 
     def beats(self, other: "Best") -> bool:
         return (self.rank, -self.score) < (other.rank, -other.score)
@@ -144,7 +146,7 @@ class Collector:
                 continue
             slot = best.setdefault((m.pos, m.eval_idx), {})
             fk = (m.eval_field, m.train_field)
-            cand = Best(_RANK[level], m.score, level)
+            cand = Best(_RANK[level], m.score, level, m.detail)
             if fk not in slot or cand.beats(slot[fk]):
                 slot[fk] = cand
         for level, m in below:
@@ -182,12 +184,13 @@ class Collector:
                                       "target_level": target.level, "target_score": round(target.score, 4), "target_in": target_in}
             if agrees:
                 detail["target_agrees"] = agrees
+            detail |= pp.detail or {}
             self._emit(ei, t, line, train, "pair", strong.level, strong.score, "prompt", "prompt", detail=detail)
             if target_in == "target" and tip:
                 self._emit(ei, t, line, train, "target_in_prompt", tip.level, tip.score, "target", "prompt")
         else:
             if pp:
-                self._emit(ei, t, line, train, "prompt", pp.level, pp.score, "prompt", "prompt")
+                self._emit(ei, t, line, train, "prompt", pp.level, pp.score, "prompt", "prompt", detail=pp.detail)
             if tt:
                 self._target_only(ei, t, line, train, tt)
             if tip:
@@ -231,7 +234,7 @@ class Collector:
         prompt's, or the first that ran, with score 1.0; the pair keeps the prompt's level and
         score, and the finding says why the targets agree.
         """
-        fuzzy = [pp.level] if pp.level in _FUZZY else [lv for lv in ("near", "contained") if lv in self.cfg.levels]
+        fuzzy = [pp.level] if pp.level in _FUZZY | {"semantic"} else [lv for lv in ("near", "contained") if lv in self.cfg.levels]
         if not fuzzy:
             return None, None
         if known is None:
@@ -345,7 +348,7 @@ class Collector:
         if slot in self.near_misses and key <= self.near_misses[slot][0]:
             return
         kind = m.eval_field if m.eval_field == m.train_field else f"{m.eval_field}_in_{m.train_field}"
-        f = self._finding(m.eval_idx, t, line, train, kind, level, m.score, m.eval_field, m.train_field)
+        f = self._finding(m.eval_idx, t, line, train, kind, level, m.score, m.eval_field, m.train_field, detail=m.detail)
         self.near_misses[slot] = (key, train.shard, f)
 
     def count(self, level: str, stats: dict[str, int]) -> None:

@@ -20,7 +20,10 @@ from typing import Any
 from .errors import UsageError
 
 #: Levels in order of strength: an exact match is the strongest evidence.
-LEVELS = ("exact", "normalized", "near", "contained")
+LEVELS = ("exact", "normalized", "near", "contained", "semantic")
+#: What runs unless ``--levels`` says otherwise (and what ``all`` means): ``semantic`` costs
+#: more and is asked for by name (``--levels all,semantic``).
+DEFAULT_LEVELS = LEVELS[:4]
 #: Kinds of leak. ``pair``: prompt and target of the same two records both match.
 KINDS = ("pair", "prompt", "target", "target_in_prompt", "prompt_in_target", "group")
 #: Placeholder for "every kind" / "every level" in a policy item.
@@ -47,7 +50,7 @@ class Policy:
     """What makes the gate fail: items ``(kind, level)`` (either may be :data:`ANY`) and chance.
 
     Items are OR-ed, and a level means "found at that level **or a stronger one**" (levels are
-    ordered ``exact`` > ``normalized`` > ``near`` > ``contained``). Both rules keep the gate
+    ordered ``exact`` > ``normalized`` > ``near`` > ``contained`` > ``semantic``). Both rules keep the gate
     monotone: more levels, more data or more items never turn a failing gate into a pass. A
     ``pair`` is also a ``prompt`` leak and a ``target`` leak, each at its own field's level
     (see :meth:`leakcheck.result.Finding.evidence`). The default gates every finding at every
@@ -307,6 +310,34 @@ class ContainedConfig(_FuzzyLevelConfig):
         _check_count("--ngram", self.ngram)
 
 
+@dataclass(frozen=True)
+class SemanticConfig:
+    """Paraphrase settings (the ``semantic`` level, :mod:`leakcheck.detect.semantic`).
+
+    ``threshold``: cosine of character 2-5-gram TF-IDF vectors a match needs when the targets
+    cannot be compared; ``code_threshold`` the same for an eval record that is code (a
+    rephrased program renames what it can: its vectors drift further). ``None``: the default
+    of the score in use (with an embedder the mean of both cosines, see
+    :mod:`leakcheck.detect.semantic`). ``anchored_threshold``: the lower cosine that suffices when
+    both records state the same final answer (a different final answer rules the pair out).
+    ``embedder``: ``None`` for the packaged model when ``leakcheck[semantic]`` is installed,
+    ``"none"`` for lexical only, or the path of a local sentence-transformers/ONNX model.
+    """
+
+    threshold: float | None = None
+    code_threshold: float | None = None
+    anchored_threshold: float = 0.48
+    near_miss_margin: float = 0.1
+    embedder: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.threshold is not None:
+            _check_unit("--semantic-threshold", self.threshold)
+        if self.code_threshold is not None:
+            _check_unit("--semantic-code-threshold", self.code_threshold)
+        _check_unit("--semantic-anchored-threshold", self.anchored_threshold)
+
+
 def _check_unit(name: str, value: float, open_top: bool = False) -> None:
     if not (0.0 < value < 1.0 if open_top else 0.0 < value <= 1.0):
         raise UsageError(f"{name} must be between 0 and 1{' (exclusive)' if open_top else ''}, not {value}")
@@ -327,7 +358,7 @@ class ScanConfig:
     also a chance match. Chance matches are reported apart and do not gate by default.
     """
 
-    levels: tuple[str, ...] = LEVELS
+    levels: tuple[str, ...] = DEFAULT_LEVELS
     policy: Policy = field(default_factory=Policy)
     train_fields: Fields = field(default_factory=Fields)
     eval_fields: Fields = field(default_factory=Fields)
@@ -337,6 +368,7 @@ class ScanConfig:
     allow_partial: bool = False
     near: NearConfig = field(default_factory=NearConfig)
     contained: ContainedConfig = field(default_factory=ContainedConfig)
+    semantic: SemanticConfig = field(default_factory=SemanticConfig)
     #: How many closest non-leaks (see ``near_miss_margin`` of each fuzzy level) to list.
     max_near_misses: int = 20
     batch_size: int = 4096
@@ -367,10 +399,14 @@ class ScanConfig:
 
 
 def parse_levels(spec: str) -> tuple[str, ...]:
-    """``"exact,normalized"`` -> ``("exact", "normalized")``; ``all`` means every level."""
+    """``"exact,normalized"`` -> ``("exact", "normalized")``; ``all`` means the default levels.
+
+    >>> parse_levels("all,semantic")
+    ('exact', 'normalized', 'near', 'contained', 'semantic')
+    """
     items = [s.strip() for s in spec.split(",") if s.strip()]
-    if items == ["all"]:
-        return LEVELS
+    if "all" in items:
+        items = [lv for lv in DEFAULT_LEVELS if lv not in items] + [s for s in items if s != "all"]
     bad = [s for s in items if s not in LEVELS]
     if bad or not items:
         raise UsageError(f"--levels: unknown level {', '.join(bad) or '(none)'}; choose from {', '.join(LEVELS)} or all")
@@ -415,6 +451,7 @@ SETTINGS: dict[str, Setting] = {
     "jobs": INT, "engine": ENGINE, "ray_address": TEXT, "examples": INT,
     "annotations": ANNOTATIONS, "step_summary": BOOL,
     "limits": LIMITS, "baseline": TEXT, "allowlist": TEXT, "allow": ALLOW,
+    "semantic_threshold": NUMBER, "semantic_code_threshold": NUMBER, "semantic_anchored_threshold": NUMBER, "embedder": TEXT,
 }
 
 _TOML_TYPE = {bool: "boolean", int: "number", float: "number", str: "string", list: "list", dict: "table"}

@@ -319,7 +319,7 @@ def _views_from(items: list) -> tuple[Any, ...]:
 
 def _config_from_knobs(knobs: dict[str, dict[str, Any]], levels: tuple[str, ...], base: ScanConfig | None) -> ScanConfig:
     """A config carrying the knobs an index was built with, so its levels probe as they were built."""
-    from .config import ContainedConfig, NearConfig
+    from .config import ContainedConfig, NearConfig, SemanticConfig
 
     cfg = base or ScanConfig(levels=levels)
     changes: dict[str, Any] = {}
@@ -327,6 +327,8 @@ def _config_from_knobs(knobs: dict[str, dict[str, Any]], levels: tuple[str, ...]
         changes["near"] = NearConfig(**knobs["near"])
     if "contained" in knobs:
         changes["contained"] = ContainedConfig(**knobs["contained"])
+    if "semantic" in knobs:
+        changes["semantic"] = SemanticConfig(**knobs["semantic"])
     return dataclasses.replace(cfg, **changes) if changes else cfg
 
 

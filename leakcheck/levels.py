@@ -6,7 +6,7 @@ hashes and signatures, never eval text), and the index's stateless ``probe(batch
 a level means adding one :class:`LevelSpec` here.
 
 >>> [spec.name for spec in REGISTRY.values()]
-['exact', 'normalized', 'near', 'contained']
+['exact', 'normalized', 'near', 'contained', 'semantic']
 >>> REGISTRY["near"].fuzzy, REGISTRY["exact"].rank
 (True, 0)
 """
@@ -117,6 +117,18 @@ def _fuzzy_load(level: str) -> Callable[[ScanConfig, dict[str, Any], dict[str, n
     return load
 
 
+def _semantic_build(evals: Sequence[Record], config: ScanConfig) -> LevelIndex:
+    from .detect import semantic  # scikit-learn only when asked for
+
+    return semantic.build(evals, config)
+
+
+def _semantic_load(config: ScanConfig, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> LevelIndex:
+    from .detect import semantic
+
+    return semantic.from_state(config, meta, arrays)
+
+
 REGISTRY: dict[str, LevelSpec] = {
     s.name: s
     for s in (
@@ -124,6 +136,7 @@ REGISTRY: dict[str, LevelSpec] = {
         LevelSpec("normalized", False, _text_build("normalized"), _text_load("normalized")),
         LevelSpec("near", True, _fuzzy_build("near"), _fuzzy_load("near"), "near"),
         LevelSpec("contained", True, _fuzzy_build("contained"), _fuzzy_load("contained"), "contained"),
+        LevelSpec("semantic", True, _semantic_build, _semantic_load, "semantic"),
     )
 }
 assert tuple(REGISTRY) == LEVELS, "the registry lists every level, strongest first"

@@ -58,7 +58,7 @@ def test_fail_on_none_and_levels(files):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--levels", "fuzzy"], "leakcheck: error: --levels: unknown level fuzzy; choose from exact, normalized, near, contained or all"),
+        (["--levels", "fuzzy"], "leakcheck: error: --levels: unknown level fuzzy; choose from exact, normalized, near, contained, semantic or all"),
         (["--fail-on", "bogus"], "leakcheck: error: --fail-on: unknown item 'bogus'"),
         (["--prompt-field", "a..b"], "leakcheck: error: cannot parse field path 'a..b'"),
         (["--near-threshold", "1.5"], "leakcheck: error: --near-threshold must be between 0 and 1, not 1.5"),

@@ -75,11 +75,13 @@ def test_every_key_is_typed_and_accepted_with_its_type(project):
             "near_threshold": 0.7, "contained_threshold": 1, "template_share": 0.5, "lsh_fp_weight": 0.1,
             "jobs": 1, "engine": "local", "ray_address": "auto", "examples": 3, "limits": {"target:exact": "0.5%"},
             "baseline": "leakcheck-baseline.json", "allowlist": "allow.toml", "allow": [{"eval_id": "e1", "reason": "accepted"}],
-            "annotations": "github", "step_summary": False}
+            "annotations": "github", "step_summary": False,
+            "semantic_threshold": 0.4, "semantic_code_threshold": 0.3, "semantic_anchored_threshold": 0.5, "embedder": "none"}
     assert set(good) == set(SETTINGS)
     assert check_settings(good) == good
     cfg = build_config({}, {**good, "fail_on": "pair"})
     assert (cfg.allow_partial, cfg.on_error, cfg.contained.threshold, cfg.near.num_perm) == (True, "skip", 1.0, 64)
+    assert (cfg.semantic.threshold, cfg.semantic.anchored_threshold, cfg.semantic.embedder) == (0.4, 0.5, "none")
 
 
 def test_unknown_key_warns_and_a_non_table_is_exit_2(project):

@@ -16,6 +16,8 @@ class Match(NamedTuple):
     ``prompt``/``target`` kinds, crossed fields the ``target_in_prompt``/``prompt_in_target``
     kinds. ``below``: the score is under the level's threshold but within the report's
     near-miss margin: shown to a person as a closest non-leak, never counted or gated.
+    ``detail``: the scores that decided a match, for levels that weigh more than one
+    (``semantic``: lexical, embedding, target agreement); copied into the finding.
     """
 
     pos: int
@@ -24,6 +26,7 @@ class Match(NamedTuple):
     train_field: str
     score: float
     below: bool = False
+    detail: dict[str, Any] | None = None
 
 
 class Detector(Protocol):

@@ -15,7 +15,7 @@ Copies of one text count once: a duplicated item is not a template of itself.
 >>> q = "a farmer has 12 cows and buys 7 more cows at the market on monday how many cows does he have"
 >>> det = build("contained", [Record("e0", 0, q, "He has 19 cows.")], ScanConfig())
 >>> list(det.probe([Record("t0", 0, "Problem 1: what is 2+2? Problem 2: " + q + " Problem 3: ...", "19")]))
-[Match(pos=0, eval_idx=0, eval_field='prompt', train_field='prompt', score=1.0, below=False)]
+[Match(pos=0, eval_idx=0, eval_field='prompt', train_field='prompt', score=1.0, below=False, detail=None)]
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from ..result import ScanResult
 from . import content
 from .content import CHARTS
 
-_COLORS = {"exact": "#b2182b", "normalized": "#ef8a62", "near": "#67a9cf", "contained": "#2166ac"}
+_COLORS = {"exact": "#b2182b", "normalized": "#ef8a62", "near": "#67a9cf", "contained": "#2166ac", "semantic": "#762a83"}
 _DPI = 100
 
 

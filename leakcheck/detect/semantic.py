@@ -1,0 +1,416 @@
+"""The ``semantic`` level: rephrased eval prompts, found offline, anchored on the reward target.
+
+A rephrase keeps few word n-grams of its source, so ``near`` and ``contained`` miss it. It
+keeps many *character* n-grams (names, numbers, stems of content words), and it keeps its
+final answer. Each train prompt is compared with every eval prompt as the cosine of their
+character 2-5-gram TF-IDF vectors (hashed features, IDF from the eval prompts and the train
+sample), and each train record is matched to its best eval record:
+
+* both records state a final answer (GSM8K's ``#### 18``, ``\\boxed{}``, a numeric short
+  target) and the answers are equal: only eval records with that answer are compared
+  (cheap: an answer narrows 1,319 GSM8K items to a handful), scored as the cosine plus
+  ``NUMBER_WEIGHT`` times the Jaccard of the numbers in the two prompts (a rephrase keeps
+  its numbers; a different problem with the same small answer does not), against
+  ``anchored_threshold``;
+* the answers differ: never a match (a template sibling with another answer);
+* no answer on one side (code, prose, no target): ``threshold``, or ``code_threshold`` when
+  the eval record is code (a rephrased program renames its identifiers: lower cosines).
+
+An optional embedding model (``leakcheck[semantic]``) re-ranks the unanchored candidates:
+the score is then the mean of the lexical cosine and the cosine of sentence embeddings of the
+eval prompt (its question or docstring: what a rephrase keeps in words) and the train text,
+against its own defaults (:data:`BLENDED`). Anchored matches need no
+embedding (the answer and the numbers are stronger evidence, and it keeps 1M records cheap),
+and code other than Python, on either side, is scored lexically (MiniLM ranked C translations
+worse than the character n-grams did: F1 0.746 against 0.884 on HumanEval-C).
+
+>>> from leakcheck.records import Record
+>>> from leakcheck.config import ScanConfig, SemanticConfig
+>>> cfg = ScanConfig(levels=("semantic",), semantic=SemanticConfig(embedder="none"))
+>>> q = "Janet's ducks lay 16 eggs per day. She eats three for breakfast and bakes muffins with four. She sells the rest for $2 each. How much does she make?"
+>>> idx = SemanticIndex([Record("e0", 0, q, "... \\n#### 18"), Record("e1", 1, "What is the capital of France?", "Paris")], cfg)
+>>> r = "Each day Janet's ducks produce 16 eggs; she eats 3 at breakfast and uses 4 for muffins, selling the rest at $2 apiece. Her daily earnings?"
+>>> [(m.eval_idx, m.detail["target_agreement"]) for m in idx.probe([Record("t0", 0, r, "#### 18"), Record("t1", 1, r, "#### 20")])]
+[(0, 'agree')]
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any, Self
+
+import numpy as np
+import xxhash
+
+from ..config import ScanConfig
+from ..records import Record
+from .agree import _code_of
+from .base import Match
+
+N_FEATURES = 1 << 20
+#: Default (prose, code) thresholds of the lexical cosine, chosen with ``bench_semantic.py --tune``.
+LEXICAL = (0.48, 0.28)
+#: The same for the mean of lexical and embedding cosines (best F1 on MMLU abstract algebra and
+#: HumanEval Python, mixed protocol; not held out, see the README).
+BLENDED = (0.48, 0.49)
+#: Weight of the prompts' number overlap in an anchored score (chosen on GSM8K's tune half).
+NUMBER_WEIGHT = 0.3
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+NGRAMS = (2, 5)
+#: What the level counts while probing (summed over shards into the report's parameters).
+STAT_KEYS = ("semantic_texts", "semantic_texts_compared", "semantic_anchored_pairs")
+INSTALL_HINT = "pip install 'leakcheck[semantic]'"
+#: Dense similarity blocks stay under this many cells (rows x eval prompts).
+_BLOCK_CELLS = 1 << 22
+#: Lexical cosine under which no embedding is computed (an embedding re-ranks, it does not search).
+_RERANK_FLOOR = 0.15
+#: Candidates per train record an embedding re-ranks.
+_RERANK_K = 5
+
+
+def _vectorizer() -> Any:
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    return HashingVectorizer(analyzer="char_wb", ngram_range=NGRAMS, n_features=N_FEATURES, alternate_sign=False,
+                             norm=None, lowercase=True, dtype=np.float32)
+
+
+def term_counts(texts: Sequence[str]) -> Any:
+    """Sublinear term frequencies (``1 + log tf``) of hashed character n-grams, one CSR row per text."""
+    m = _vectorizer().transform(list(texts)).tocsr()
+    m.data = (1.0 + np.log(m.data)).astype(np.float32)
+    return m
+
+
+def number_keys(text: str) -> frozenset[int]:
+    """Hashes of the numbers written in ``text`` (``1,000`` = ``1000``).
+
+    >>> number_keys("16 eggs, 3 eaten, $2 each") == number_keys("2 dollars for each of 16 eggs minus 3")
+    True
+    """
+    return frozenset(xxhash.xxh3_64_intdigest(n.replace(",", "").encode()) for n in _NUMBER.findall(text))
+
+
+def _jaccard(a: frozenset[int], b: frozenset[int]) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+def anchor_key(target: Any) -> int:
+    """Key of the final answer a target states (0: none); ``target`` is its text or :class:`~.agree.TargetView`.
+
+    >>> anchor_key("... so 18.\\n#### 18") == anchor_key("#### 18") != 0, anchor_key("def f(): pass")
+    (True, 0)
+    """
+    from .agree import TargetView, view
+
+    if target is None:
+        return 0
+    v = target if isinstance(target, TargetView) else view(target)
+    a = v.answer if v.answer is not None else v.short if v.short is not None and v.short.like else None
+    return 0 if a is None else int(a.canon) or 1
+
+
+_CODE_KINDS = {None: 0, "py": 1, "lex": 2}
+
+
+def _kind(code: tuple[str, int, int] | None) -> str | None:
+    return None if code is None else code[0]
+
+
+def _c_like(text: str) -> bool:
+    """Code in a braces-and-semicolons language (not Python with a line of prose before it).
+
+    >>> _c_like("int f(int a) {\\n  return a;\\n}"), _c_like("Write a function.\\ndef f(a):\\n    return a")
+    (True, False)
+    """
+    return "{" in text and ";" in text and _kind(_code_of(text)) == "lex"
+
+
+def record_text(r: Record, anchor: int) -> str:
+    """What is compared: the prompt, or prompt and target when the target states no final answer.
+
+    A rephrased program or essay changes its solution as much as its question; the whole
+    record carries more of what survives (names, literals, comments) than the question alone.
+    A final answer is compared as a key instead (:func:`anchor_key`).
+    """
+    return r.prompt if anchor or r.target is None else f"{r.prompt}\n{r.target}"
+
+
+class SemanticIndex:
+    """Eval prompts as hashed character n-gram vectors, their final-answer keys and, optionally, embeddings."""
+
+    level = "semantic"
+
+    def __init__(self, evals: Sequence[Record], config: ScanConfig, _state: tuple[dict, dict] | None = None):
+        c = config.semantic
+        self.anchored_threshold = c.anchored_threshold
+        self.knobs = c.threshold, c.code_threshold
+        self.margin = c.near_miss_margin
+        self.embedder_spec = c.embedder
+        if _state is not None:
+            self._load_state(*_state)
+        else:
+            self.E = len(evals)
+            self.anchors = np.array([anchor_key(r.target) for r in evals], dtype=np.uint64)
+            self.tf = term_counts([record_text(r, k) for r, k in zip(evals, self.anchors.tolist())])
+            self.numbers = [number_keys(r.prompt) for r in evals]
+            self.code_kind = np.array([_CODE_KINDS[_kind(_code_of(record_text(r, 0)))] for r in evals], dtype=np.uint8)
+            self.df_eval = _doc_freq(self.tf)
+            self.df_train = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+            self.primed = 0
+            self.embedder = _embedder(c.embedder)
+            self.emb = self.embedder.encode([r.prompt for r in evals]) if self.embedder else None
+        self._derive()
+        prose, code = BLENDED if self.emb is not None else LEXICAL
+        self.threshold = prose if c.threshold is None else c.threshold
+        self.code_threshold = code if c.code_threshold is None else c.code_threshold
+        #: code other than Python is scored lexically, embedder or not
+        self.other_code_threshold = LEXICAL[1] if c.code_threshold is None else c.code_threshold
+
+    # -- weights ----------------------------------------------------------------------------
+
+    def _derive(self) -> None:
+        """IDF from the eval prompts and the train sample; the eval side weighted and L2-normalised."""
+        idx_e, cnt_e = self.df_eval
+        idx_t, cnt_t = self.df_train
+        df = np.zeros(N_FEATURES, dtype=np.int64)
+        np.add.at(df, idx_e, cnt_e)
+        np.add.at(df, idx_t, cnt_t)
+        n = self.E + self.primed
+        self.idf = (np.log((1.0 + n) / (1.0 + df)) + 1.0).astype(np.float32)
+        self.eval_vecs = _normalise(self.tf.multiply(self.idf[None, :]).tocsr())
+        self.eval_t = self.eval_vecs.T.tocsr()
+        by_key: dict[int, list[int]] = {}
+        for i, k in enumerate(self.anchors.tolist()):
+            if k:
+                by_key.setdefault(k, []).append(i)
+        self.by_anchor = {k: np.array(v, dtype=np.int64) for k, v in by_key.items()}
+        self.unanchored = np.flatnonzero(self.anchors == 0)
+
+    def vectors(self, texts: Sequence[str]) -> Any:
+        """Unit TF-IDF vectors of ``texts`` in this index's weighting (one CSR row each)."""
+        return _normalise(term_counts(texts).multiply(self.idf[None, :]).tocsr())
+
+    def with_train_sample(self, sample: Sequence[Record]) -> Self:
+        """A copy whose IDF also counts the prompts of ``sample`` (the first train records)."""
+        new = copy.copy(self)
+        new.df_train = _doc_freq(term_counts([r.prompt for r in sample])) if sample else self.df_train
+        new.primed = len(sample)
+        new._derive()
+        return new
+
+    # -- probing ----------------------------------------------------------------------------
+
+    def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:
+        """The best eval record of each train record, if it passes the threshold its anchoring allows."""
+        stats = stats if stats is not None else {}
+        for key in STAT_KEYS:
+            stats.setdefault(key, 0)
+        if not batch or self.E == 0:
+            return
+        stats["semantic_texts"] += len(batch)
+        keys = np.array([anchor_key(r.target) for r in batch], dtype=np.uint64)
+        # a final answer no eval record states rules out every eval record that states one
+        live = [not k or k in self.by_anchor or len(self.unanchored) > 0 for k in keys.tolist()]
+        stats["semantic_texts_compared"] += sum(live)
+        x = self.vectors([record_text(r, k) if ok else "" for r, k, ok in zip(batch, keys.tolist(), live)])
+        numbers = [number_keys(r.prompt) if k and ok else frozenset() for r, k, ok in zip(batch, keys.tolist(), live)]
+        k = _RERANK_K if self.emb is not None else 1
+        cand_a = self._anchored(x, keys, numbers, 1, stats)
+        cand_p = self._plain(x, keys, k)
+        emb = self._train_embeddings(batch, keys, cand_a, cand_p)
+        for pos in range(len(batch)):
+            m = self._decide(pos, cand_a[pos], cand_p[pos], emb)
+            if m is not None:
+                yield m
+
+    def _anchored(self, x: Any, keys: np.ndarray, numbers: Sequence[frozenset[int]], k: int,
+                  stats: dict[str, int]) -> list[list[tuple[int, float, float]]]:
+        """Per train row, its ``k`` best eval records among those stating the same final answer: (eval, lexical, numbers)."""
+        rows, cols = [], []
+        for pos, key in enumerate(keys.tolist()):
+            cand = self.by_anchor.get(key) if key else None
+            if cand is not None:
+                rows.append(np.full(len(cand), pos, dtype=np.int64))
+                cols.append(cand)
+        out: list[list[tuple[float, int, float, float]]] = [[] for _ in range(x.shape[0])]
+        if rows:
+            r, c = np.concatenate(rows), np.concatenate(cols)
+            stats["semantic_anchored_pairs"] += len(r)
+            sims = np.asarray(x[r].multiply(self.eval_vecs[c]).sum(axis=1)).ravel()
+            for pos, e, s in zip(r.tolist(), c.tolist(), sims.tolist()):
+                nums = _jaccard(numbers[pos], self.numbers[e])
+                out[pos].append((s + NUMBER_WEIGHT * nums, e, s, nums))
+        # best first, ties in eval order: the same whatever the batch
+        return [[(e, s, n) for _, e, s, n in sorted(o, key=lambda t: (-t[0], t[1]))[:k]] for o in out]
+
+    def _plain(self, x: Any, keys: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+        """Per train row, its ``k`` best eval records among those its final answer does not rule out: (eval, lexical)."""
+        out: list[list[tuple[int, float]]] = [[] for _ in range(x.shape[0])]
+        # a train record stating an answer is compared only with eval records stating none
+        for rows, cols in ((np.flatnonzero(keys == 0), None), (np.flatnonzero(keys != 0), self.unanchored)):
+            if len(rows) == 0 or (cols is not None and len(cols) == 0):
+                continue
+            et = self.eval_t if cols is None else self.eval_t[:, cols]
+            step = max(1, _BLOCK_CELLS // max(1, et.shape[1]))
+            for i in range(0, len(rows), step):
+                part = rows[i : i + step]
+                sims = (x[part] @ et).toarray()
+                top = np.argsort(-sims, axis=1, kind="stable")[:, :k]
+                for pos, js, ss in zip(part.tolist(), top.tolist(), np.take_along_axis(sims, top, axis=1).tolist()):
+                    out[pos] = [(int(j if cols is None else cols[j]), float(v)) for j, v in zip(js, ss)]
+        return out
+
+    def _train_embeddings(self, batch: Sequence[Record], keys: np.ndarray, cand_a: list, cand_p: list) -> dict[int, np.ndarray]:
+        """Embeddings of the train texts whose lexical evidence is close enough for an embedding to matter."""
+        if self.emb is None or self.embedder is None:
+            return {}
+        need = [p for p, b in enumerate(cand_p) if any(c[1] >= _RERANK_FLOOR for c in b)]
+        texts = [record_text(batch[p], int(keys[p])) for p in need]
+        keep = [i for i, t in enumerate(texts) if not _c_like(t)]  # C-like train code: characters only
+        need, texts = [need[i] for i in keep], [texts[i] for i in keep]
+        return dict(zip(need, self.embedder.encode(texts))) if need else {}
+
+    def _decide(self, pos: int, cand_a: list[tuple[int, float, float]], cand_p: list[tuple[int, float]],
+                emb: dict[int, np.ndarray]) -> Match | None:
+        """The match of train row ``pos``, if a candidate passes (or nearly passes) its threshold."""
+        found = []  # (margin over threshold, -eval, score, detail)
+        for e, lexical, nums in cand_a:
+            score = lexical + NUMBER_WEIGHT * nums
+            found.append((score - self.anchored_threshold, -e, score,
+                          {"lexical": round(lexical, 4), "numbers": round(nums, 4), "embedding": None, "target_agreement": "agree"}))
+        for e, lexical in cand_p:
+            kind = int(self.code_kind[e])
+            # MiniLM reads prose and Python; on C-like code it ranks worse than the characters do
+            cos = self._cos(pos, e, emb) if kind != 2 else None
+            if cos is None and kind == 1 and self.emb is not None:
+                kind = 2  # Python eval, C-like train text: scored on characters
+            score = self._blend(lexical, cos)
+            threshold = (self.threshold, self.code_threshold, self.other_code_threshold)[kind]
+            found.append((score - threshold, -e, score, {"lexical": round(lexical, 4), "embedding": cos, "target_agreement": "unknown"}))
+        if not found:
+            return None
+        over, neg_e, score, detail = max(found, key=lambda f: (f[0], f[1]))
+        if over < -self.margin:
+            return None
+        return Match(pos, -neg_e, "prompt", "prompt", score, below=over < 0, detail=detail)
+
+    def _cos(self, pos: int, e: int, emb: dict[int, np.ndarray]) -> float | None:
+        if pos not in emb or self.emb is None:
+            return None
+        return round(float(np.dot(emb[pos], self.emb[e])), 4)
+
+    @staticmethod
+    def _blend(lexical: float, cos: float | None) -> float:
+        return lexical if cos is None else (lexical + cos) / 2
+
+    # -- report -----------------------------------------------------------------------------
+
+    def parameters(self) -> dict[str, Any]:
+        return {
+            "method": "character 2-5-gram TF-IDF cosine of the records, anchored on equal final answers"
+                      + (", averaged with an embedding cosine" if self.embedder else ""),
+            "threshold": self.threshold,
+            "code_threshold": self.code_threshold,
+            "other_code_threshold": self.other_code_threshold,
+            "eval_records_code": int((self.code_kind > 0).sum()),
+            "eval_records_code_not_python": int((self.code_kind == 2).sum()),
+            "anchored_threshold": self.anchored_threshold,
+            "near_miss_margin": self.margin,
+            "features": N_FEATURES,
+            "ngram_chars": list(NGRAMS),
+            "embedder": self.embedder.name if self.embedder else None,
+            "eval_prompts_anchored": int((self.anchors != 0).sum()),
+            "train_sample": self.primed,
+        }
+
+    def notes(self) -> list[str]:
+        if self.embedder is not None:
+            return []
+        if self.embedder_spec == "none":
+            return ["semantic: embedding re-rank off (--embedder none): lexical and final-answer evidence only"]
+        if getattr(self, "saved_without_embeddings", False):
+            return ["semantic: embedding re-rank off (the eval index holds no embeddings): lexical and final-answer evidence only; "
+                    f"rebuild the index with leakcheck[semantic] installed ({INSTALL_HINT})"]
+        return [f"semantic: embedding re-rank off (leakcheck[semantic] is not installed): lexical and final-answer evidence only; {INSTALL_HINT}"]
+
+    # -- saving -----------------------------------------------------------------------------
+
+    def state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """Hashed character n-gram weights per eval prompt, answer keys, document frequencies, embeddings: no text."""
+        tf = self.tf
+        arrays = {"tf_data": tf.data, "tf_indices": tf.indices.astype(np.int32), "tf_indptr": tf.indptr.astype(np.int64),
+                  "anchors": self.anchors, "code_kind": self.code_kind, "df_eval_idx": self.df_eval[0], "df_eval_cnt": self.df_eval[1],
+                  "df_train_idx": self.df_train[0], "df_train_cnt": self.df_train[1],
+                  "num_size": np.array([len(n) for n in self.numbers], dtype=np.int64),
+                  "num_h": np.array([h for n in self.numbers for h in sorted(n)], dtype=np.uint64)}
+        if self.emb is not None:
+            arrays["emb"] = self.emb
+        meta = {"E": self.E, "primed": self.primed, "embedder": self.embedder.name if self.embedder else None}
+        return meta, arrays
+
+    def _load_state(self, meta: dict[str, Any], a: dict[str, np.ndarray]) -> None:
+        from scipy.sparse import csr_matrix
+
+        self.E, self.primed = int(meta["E"]), int(meta["primed"])
+        self.tf = csr_matrix((a["tf_data"], a["tf_indices"], a["tf_indptr"]), shape=(self.E, N_FEATURES))
+        self.anchors = a["anchors"].astype(np.uint64)
+        self.code_kind = a["code_kind"].astype(np.uint8)
+        self.df_eval = a["df_eval_idx"], a["df_eval_cnt"]
+        self.df_train = a["df_train_idx"], a["df_train_cnt"]
+        ends = np.cumsum(a["num_size"]).tolist()
+        h = a["num_h"].tolist()
+        self.numbers = [frozenset(h[s:e]) for s, e in zip([0] + ends[:-1], ends)]
+        self.emb = a.get("emb")
+        self.saved_without_embeddings = self.emb is None
+        self.embedder = _embedder(self.embedder_spec) if self.emb is not None else None
+        if self.emb is not None and self.embedder is None:
+            self.emb = None  # built with an embedder this process lacks: the note says so
+
+    @classmethod
+    def concat(cls, parts: Sequence[Self], sizes: Sequence[int]) -> Self:
+        """One index over several eval sets, in order."""
+        from scipy.sparse import vstack
+
+        new = copy.copy(parts[0])
+        new.E = sum(sizes)
+        new.tf = vstack([p.tf for p in parts]).tocsr()
+        new.anchors = np.concatenate([p.anchors for p in parts])
+        new.code_kind = np.concatenate([p.code_kind for p in parts])
+        new.numbers = [n for p in parts for n in p.numbers]
+        new.df_eval = _doc_freq(new.tf)
+        embs = [p.emb for p in parts if p.emb is not None]
+        new.emb = np.concatenate(embs) if len(embs) == len(parts) else None
+        new._derive()
+        return new
+
+
+def _doc_freq(m: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(feature, number of rows holding it), sorted by feature."""
+    idx, cnt = np.unique(m.indices, return_counts=True)
+    return idx.astype(np.int64), cnt.astype(np.int64)
+
+
+def _normalise(m: Any) -> Any:
+    from sklearn.preprocessing import normalize
+
+    return normalize(m, norm="l2", copy=False).astype(np.float32)
+
+
+def build(evals: Sequence[Record], config: ScanConfig) -> SemanticIndex:
+    return SemanticIndex(evals, config)
+
+
+def from_state(config: ScanConfig, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> SemanticIndex:
+    return SemanticIndex((), config, _state=(meta, arrays))
+
+
+def _embedder(spec: str | None) -> Any:
+    """The embedding model ``spec`` names, or ``None`` (lexical only)."""
+    if spec == "none":
+        return None
+    from .embed import load_embedder
+
+    return load_embedder(spec)

@@ -219,7 +219,7 @@ def test_remove_reads_like_fail_on(tmp_path):
     assert run("scan", out, FIX / "eval.jsonl", "-q", "--fail-on", "exact").exit_code == 0
     assert run("scan", out, FIX / "eval.jsonl", "-q").exit_code == 1  # the contained ones were not asked for
     bad = run("clean", FIX / "train.jsonl", FIX / "eval.jsonl", "-o", tmp_path / "x.jsonl", "--remove", "exactly")
-    assert bad.exit_code == 2 and "--remove: unknown item 'exactly'; use levels (exact, normalized, near, contained)" in bad.output
+    assert bad.exit_code == 2 and "--remove: unknown item 'exactly'; use levels (exact, normalized, near, contained, semantic)" in bad.output
     unrun = run("clean", FIX / "train.jsonl", FIX / "eval.jsonl", "-o", tmp_path / "x.jsonl", "--levels", "exact", "--remove", "contained")
     assert unrun.exit_code == 2 and "--remove names contained, which does not run (--levels exact)" in unrun.output
     assert not (tmp_path / "x.jsonl").exists()

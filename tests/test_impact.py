@@ -392,3 +392,17 @@ def test_no_clean_record_scored_means_no_difference_and_says_why(tmp_path, known
     r = rows(json.loads((tmp_path / "i.json").read_text()))
     assert (r["clean"]["n"], r["clean"]["mean"], r["clean"]["note"]) == (0, None, "no records")
     assert r["pair"]["diff_from_clean"] is None and r["pair"]["note"] == "no clean records to compare with"
+
+
+def test_semantic_findings_make_the_semantic_subset():
+    """A paraphrase found only at the ``semantic`` level is leaked and in ``semantic``; a ``semantic`` gate excludes nothing stronger."""
+    info = InputInfo("e.jsonl", ("e.jsonl",), "gsm8k", {"prompt": "question"}, 4, 4)
+    r = ScanResult(info, info, ("exact", "semantic"), {"levels": {}, "short_target_chars": 20, "max_target_hits": 10}, (
+        _finding(0, "pair", "semantic", prompt_level="semantic", prompt_score=0.6, target_level="exact", target_score=1.0, target_in="target"),
+        _finding(1, "prompt", "semantic"),
+        _finding(2, "prompt", "exact"),
+    ))
+    s = subsets(r)
+    assert (s["leaked"], s["semantic"], s["pair"], s["prompt-only"]) == ({0, 1, 2}, {0, 1}, {0}, {1, 2})
+    assert subsets(r, Policy.parse("exact"))["semantic"] == set()  # the pair's target is exact: leaked, not semantic
+    assert subsets(r, Policy.parse("exact"))["leaked"] == {0, 2}

@@ -181,7 +181,7 @@ def test_limits_in_the_file_and_a_flag_replacing_one(project):
     (("--fail-on", "normalized", "--limit", "prompt:exact=1"), "limit prompt:exact=1: --fail-on normalized already fails on every such finding, "
                                                                "so the limit could never allow one; narrow --fail-on (e.g. --fail-on pair,prompt) or drop the limit"),
     (("--fail-on", "none", "--limit", "pair"), "--limit pair: write e.g. --limit target:near=0.5% or --limit prompt=0 (a count, or a percentage of the eval records)"),
-    (("--fail-on", "none", "--limit", "pear=1"), "--limit pear: unknown kind or level; use a level (exact, normalized, near, contained), a kind "
+    (("--fail-on", "none", "--limit", "pear=1"), "--limit pear: unknown kind or level; use a level (exact, normalized, near, contained, semantic), a kind "
                                                  "(pair, prompt, target, target_in_prompt, prompt_in_target, group), kind:level or all"),
     (("--fail-on", "none", "--limit", "pair=150%"), "--limit pair: 150% is more than 100%"),
     (("--fail-on", "none", "--limit", "near=1"), "--fail-on or --limit names near, which does not run (--levels exact,normalized); "
@@ -301,7 +301,7 @@ def test_baseline_refuses_to_overwrite_an_input_and_reports_a_bad_file(project):
     res = scan("--baseline", "b2.json")
     assert res.exit_code == 2 and res.output == (
         "leakcheck: error: b2.json: entry 2: kind 'pair' / level 'fuzzy' is not one of pair, prompt, target, target_in_prompt, "
-        "prompt_in_target, group / exact, normalized, near, contained; regenerate it with leakcheck baseline TRAIN EVAL -o FILE\n")
+        "prompt_in_target, group / exact, normalized, near, contained, semantic; regenerate it with leakcheck baseline TRAIN EVAL -o FILE\n")
     res = scan("--baseline", "missing.json")
     assert res.exit_code == 2 and res.output == ("leakcheck: error: missing.json: no such baseline file; "
                                                  "create it with leakcheck baseline TRAIN EVAL -o missing.json\n")

@@ -28,12 +28,9 @@ output appears whole or not at all.
 
 from __future__ import annotations
 
-import bz2
 import contextlib
 import csv
-import gzip
 import json
-import lzma
 import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -46,7 +43,7 @@ from . import __version__
 from .config import LEVELS, Policy, ScanConfig
 from .errors import InputError, UsageError
 from .index import EvalIndex
-from .io.compress import CORRUPT, codec_of_bytes, corrupt, open_binary, strip_codec
+from .io.compress import CORRUPT, codec_of_bytes, corrupt, open_binary, open_binary_writer, strip_codec
 from .io.readers import RawRow, _looks_like_header, iter_rows
 from .io.sources import Source, open_source
 from .report._atomic import atomic_target, in_place, stream_of, write_atomic
@@ -557,24 +554,8 @@ def _open_out(path: str, dest: str) -> Iterator[BinaryIO]:
     """``dest`` for writing, compressed as the bytes of ``path`` are (gz stays gz); deterministic headers."""
     with open(path, "rb") as fh:
         codec = codec_of_bytes(fh.read(8))
-    raw = open(dest, "wb", buffering=_BUFFER)
-    with raw:
-        if codec is None:
-            yield raw
-        elif codec == "gzip":
-            with gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0, compresslevel=6) as g:
-                yield g  # type: ignore[misc]
-        elif codec == "bzip2":
-            with bz2.BZ2File(raw, "wb") as b:
-                yield b  # type: ignore[misc]
-        elif codec == "xz":
-            with lzma.LZMAFile(raw, "wb") as x:
-                yield x  # type: ignore[misc]
-        else:
-            import zstandard
-
-            with zstandard.ZstdCompressor().stream_writer(raw, closefd=False) as z:
-                yield z  # type: ignore[misc]
+    with open_binary_writer(dest, codec, _BUFFER) as out:
+        yield out
 
 
 # -- redaction -----------------------------------------------------------------------------------

@@ -228,6 +228,25 @@ def _policy_options(f: Any) -> Any:
     return f
 
 
+def _train_options(partial: str) -> Any:
+    """The options of the train side that scan and clean share; ``partial`` says when --allow-partial applies."""
+    opts = [
+        click.option("--train-prompt-field", help="Prompt path for the train side only."),
+        click.option("--train-target-field", help="Target path for the train side only."),
+        click.option("--allow-partial", is_flag=True, default=None, help=f"With --on-error skip: exit 0 instead of 3 when {partial}."),
+        click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10)."),
+        click.option("-j", "--jobs", type=int,
+                     help="Processes probing the train side (default: all cores; 1: this process only). Results do not depend on it."),
+    ]
+
+    def apply(f: Any) -> Any:
+        for o in reversed(opts):
+            f = o(f)
+        return f
+
+    return apply
+
+
 def _named_evals(paths: tuple[str, ...], names: tuple[str, ...]) -> list[tuple[str, str]]:
     """``(name, path)`` per eval input, names from ``--name NAME=PATH`` or the path."""
     from .scan import name_of
@@ -253,11 +272,7 @@ def _named_evals(paths: tuple[str, ...], names: tuple[str, ...]) -> list[tuple[s
 @click.option("--fail-on", help="What fails the gate, items OR-ed: levels (that level or stronger), kinds, kind:level, all, chance, "
               "any (all + chance), none. Default: all (every finding at every level that ran).")
 @_level_options
-@click.option("--train-prompt-field", help="Prompt path for the train side only.")
-@click.option("--train-target-field", help="Target path for the train side only.")
-@click.option("--allow-partial", is_flag=True, default=None, help="With --on-error skip: exit 0 instead of 3 when rows were skipped and nothing leaked.")
-@click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
-@click.option("-j", "--jobs", type=int, help="Processes probing the train side (default: all cores; 1: this process only). Results do not depend on it.")
+@_train_options("rows were skipped and nothing leaked")
 @click.option("--engine", type=click.Choice(["local", "ray"]),
               help="local (default): this machine (--jobs processes); ray: Ray Data on a Ray cluster (pip install 'leakcheck[ray]').")
 @click.option("--ray-address", help="Ray cluster to join with --engine ray (default: RAY_ADDRESS, else a local Ray).")
@@ -457,11 +472,7 @@ def _progress_bar(wanted: bool | None, quiet: bool) -> Iterator[Any]:
 @click.option("--manifest", "manifest_path", type=click.Path(dir_okay=False), help="Where the manifest goes (default: OUTPUT.manifest.json beside the output).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="The configuration file (default: found as scan finds it).")
 @_level_options
-@click.option("--train-prompt-field", help="Prompt path for the train side only.")
-@click.option("--train-target-field", help="Target path for the train side only.")
-@click.option("--allow-partial", is_flag=True, default=None, help="With --on-error skip: exit 0 instead of 3 when unreadable rows were kept unchecked.")
-@click.option("--max-target-hits", type=int, help="Targets matching more train records than this are generic chance matches (default 10).")
-@click.option("-j", "--jobs", type=int, help="Processes probing the train side (default: all cores). Results do not depend on it.")
+@_train_options("unreadable rows were kept unchecked")
 @click.option("--progress/--no-progress", default=None, help="Progress bar of the scan on standard error (default: on a terminal, off in CI).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; only the exit code speaks.")
 def clean_cmd(paths: tuple[str, ...], output: str, indexes: tuple[str, ...], mode: str, side: str, remove: str | None, flag_field: str,

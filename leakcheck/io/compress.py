@@ -153,3 +153,28 @@ def corrupt(path: str, where: str, exc: BaseException) -> InputError:
     test = {"gzip": "gzip -t", "bzip2": "bzip2 -t", "xz": "xz -t", "zstd": "zstd -t"}.get(codec, "the codec's -t option")
     return InputError(path, where, f"compressed data is truncated or corrupt ({exc})",
                       f"re-download or re-compress the file ({test} tests it)")
+
+
+@contextlib.contextmanager
+def open_binary_writer(dest: str, codec: str | None, buffering: int = -1) -> Iterator[BinaryIO]:
+    """``dest`` opened for writing through ``codec`` (None, gzip, bzip2, xz, zstd), as :func:`open_binary` reads it.
+
+    The gzip header carries no file name and no time, so the same bytes in give the same file out.
+    """
+    with open(dest, "wb", buffering=buffering) as raw:
+        if codec is None:
+            yield raw
+        elif codec == "gzip":
+            with gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0, compresslevel=6) as g:
+                yield g  # type: ignore[misc]
+        elif codec == "bzip2":
+            with bz2.BZ2File(raw, "wb") as b:
+                yield b  # type: ignore[misc]
+        elif codec == "xz":
+            with lzma.LZMAFile(raw, "wb") as x:
+                yield x  # type: ignore[misc]
+        else:
+            import zstandard
+
+            with zstandard.ZstdCompressor().stream_writer(raw, closefd=False) as z:
+                yield z  # type: ignore[misc]

@@ -174,6 +174,13 @@ def _float_or_none(v: Any) -> float | None:
     return None if v is None else float(v)
 
 
+def _stack(opts: list[Any], f: Any) -> Any:
+    """``f`` with the click options ``opts``, in --help in their order."""
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
 def _level_options(f: Any) -> Any:
     """The options that pick levels and their knobs (shared by scan and index)."""
     opts = [
@@ -205,9 +212,7 @@ def _level_options(f: Any) -> Any:
         click.option("--name", "names", multiple=True, metavar="NAME=PATH",
                      help="Name an eval set (default: from its file name, e.g. test for test.jsonl, gsm8k-test for gsm8k::test). Repeatable."),
     ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
+    return _stack(opts, f)
 
 
 def _policy_options(f: Any) -> Any:
@@ -223,9 +228,7 @@ def _policy_options(f: Any) -> Any:
         click.option("--allowlist", "allowlist_path", type=click.Path(dir_okay=False),
                      help="A TOML file of [[allow]] entries (eval_id or fingerprint, and reason): accepted overlaps, never gated."),
     ]
-    for o in reversed(opts):
-        f = o(f)
-    return f
+    return _stack(opts, f)
 
 
 def _train_options(partial: str) -> Any:
@@ -239,12 +242,7 @@ def _train_options(partial: str) -> Any:
                      help="Processes probing the train side (default: all cores; 1: this process only). Results do not depend on it."),
     ]
 
-    def apply(f: Any) -> Any:
-        for o in reversed(opts):
-            f = o(f)
-        return f
-
-    return apply
+    return lambda f: _stack(opts, f)
 
 
 def _named_evals(paths: tuple[str, ...], names: tuple[str, ...]) -> list[tuple[str, str]]:

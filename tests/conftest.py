@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,19 @@ def jsonl(tmp_path: Path):
         return write_jsonl(tmp_path / name, rows)
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def no_runner_env(monkeypatch):
+    """A GitHub runner's GITHUB_STEP_SUMMARY/GITHUB_WORKSPACE must not leak into any scan a test runs (tests that need them set them)."""
+    for var in ("GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A checkout holding the CI fixture (tests/fixtures/ci) under data/, as a workspace would."""
+    (tmp_path / "data").mkdir()
+    for name in ("train.jsonl", "eval.jsonl"):
+        shutil.copy(Path(__file__).parent / "fixtures" / "ci" / name, tmp_path / "data" / name)
+    return tmp_path

@@ -20,22 +20,6 @@ SHEEP = ("Eval record sheep-1 of eval set eval is in train record 1: pair at exa
          "Eval text: A farmer has 17 sheep and buys 5 more each week for 6 weeks. How many sheep does the farmer have at the end?")
 
 
-@pytest.fixture(autouse=True)
-def no_runner_env(monkeypatch):
-    """The tests set what a runner sets themselves; a real runner's variables must not leak in."""
-    for var in ("GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"):
-        monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A checkout holding the fixture under data/, as a workspace would."""
-    (tmp_path / "data").mkdir()
-    for name in ("train.jsonl", "eval.jsonl"):
-        shutil.copy(CI / name, tmp_path / "data" / name)
-    return tmp_path
-
-
 def scan(repo: Path, *args: str, env: dict[str, str] | None = None):
     r = CliRunner().invoke(main, ["scan", str(repo / "data" / "train.jsonl"), str(repo / "data" / "eval.jsonl"), "-j", "1", *args],
                            env={"GITHUB_WORKSPACE": str(repo), **(env or {})})

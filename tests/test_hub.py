@@ -38,25 +38,8 @@ from .helpers import triples
 SHA = "0123456789abcdef0123456789abcdef01234567"
 SHA2 = "fedcba9876543210fedcba9876543210fedcba98"
 
-GSM8K_CARD = """---
-language:
-- en
-configs:
-- config_name: main
-  data_files:
-  - split: train
-    path: main/train-*
-  - split: test
-    path: main/test-*
-- config_name: socratic
-  data_files:
-  - split: train
-    path: socratic/train-*
-  - split: test
-    path: socratic/test-*
----
-# GSM8K (a tiny stand-in)
-"""
+#: The card of the committed GSM8K fixture repo (tests/fixtures/make_gsm8k_repo.py): two configs, train and test each.
+GSM8K_CARD = (Path(__file__).parent / "fixtures" / "gsm8k_repo" / "README.md").read_text()
 
 
 def parquet(rows: list[dict]) -> bytes:

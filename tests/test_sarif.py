@@ -21,20 +21,6 @@ CI = FIXTURES / "ci"
 SCHEMA = json.loads((FIXTURES / "sarif" / "sarif-schema-2.1.0.json").read_text())
 
 
-@pytest.fixture(autouse=True)
-def no_runner_env(monkeypatch):
-    for var in ("GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE"):
-        monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    (tmp_path / "data").mkdir()
-    for name in ("train.jsonl", "eval.jsonl"):
-        shutil.copy(CI / name, tmp_path / "data" / name)
-    return tmp_path
-
-
 def sarif_of(repo: Path, *args: str, evals: tuple[str, ...] = ("data/eval.jsonl",), code: int = 1) -> dict:
     out = repo / "leaks.sarif"
     r = CliRunner().invoke(main, ["scan", str(repo / "data" / "train.jsonl"), *(str(repo / e) for e in evals), "-j", "1", "-q",

@@ -74,7 +74,8 @@ class Policy:
 
     def __post_init__(self) -> None:
         for lim in self.limits:
-            cover = next((it for it in sorted(self.items, key=_item_order) if _covers(it, (lim.kind, lim.level))), None)
+            items = sorted(self.items | ({("target", ANY)} if self.chance else set()), key=_item_order)
+            cover = next((it for it in items if _covers(it, (lim.kind, lim.level))), None)
             if cover is not None:
                 raise UsageError(
                     f"limit {lim.text()}: --fail-on {_item_text(*cover)}{' (the default)' * (cover == (ANY, ANY))} "
@@ -83,7 +84,16 @@ class Policy:
         object.__setattr__(self, "limits", tuple(sorted(set(self.limits), key=Limit.order)))
 
     def gates(self, kind: str, level: str) -> bool:
-        """Whether evidence of ``kind`` at ``level`` fails the gate."""
+        """Whether evidence of ``kind`` at ``level`` fails the gate.
+
+        ``chance`` gates every target match too: a chance target match that more evidence
+        (another level, a prompt match beside it) turns into a finding must still fail.
+
+        >>> Policy.parse("pair:exact,chance").gates("target", "contained"), Policy.parse("pair:exact").gates("target", "contained")
+        (True, False)
+        """
+        if self.chance and kind == "target":
+            return True
         rank = level_rank(level)
         return any((k == ANY or k == kind) and (lv == ANY or rank <= level_rank(lv)) for k, lv in self.items)
 

@@ -228,3 +228,19 @@ def test_adding_a_level_never_lowers_the_exit_code(data, base, extra, draw, hits
     # and a wider policy never passes what a narrower one fails
     wider = Policy(policy.items | {("pair", "*")}, policy.chance)
     assert severity(exit_code(more, policy)) <= severity(exit_code(more, wider))
+
+
+def test_a_chance_target_that_becomes_a_pair_still_fails_a_chance_gate():
+    """Found by the property above: an exact target shared by two train records is a chance
+    match at ``exact``; with ``semantic`` the reworded prompt beside it makes each a ``pair``,
+    which ``--fail-on chance`` must still fail on."""
+    a = " ".join(["alpha"] * 14)
+    evals = [(" ".join(["alpha"] * 3 + ["beta"] + ["alpha"] * 10), a)]
+    train = [(a, a), (a, a)]
+    policy = Policy.parse("chance")
+    few = _scan(evals, train, ("exact",), 1, 0)
+    more = _scan(evals, train, ("exact", "semantic"), 1, 0)
+    assert [(c.reason, c.level) for c in few.chance] == [("generic", "exact")] and not few.gated(policy)
+    assert not more.chance
+    assert [(f.kind, f.level, f.detail["prompt_level"]) for f in more.gated(policy)] == [("pair", "exact", "semantic")] * 2
+    assert exit_code(few, policy) == exit_code(more, policy) == 1

@@ -32,7 +32,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import polars as pl
 import xxhash
 
 from ..canon import normalize
@@ -307,18 +306,38 @@ def distinct_pairs(h: np.ndarray, text_of: np.ndarray) -> tuple[np.ndarray, np.n
 def doc_freq(h: np.ndarray, text_of: np.ndarray, min_df: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Hashes found in at least ``min_df`` texts: the hashes, their text counts, a position of each.
 
+    The position is the first occurrence. A hash occurring fewer than ``min_df`` times in
+    all cannot qualify, so a bucket count (one pass, no sort) rules most hashes out before
+    the exact count sorts what is left: templates are rare, candidates few.
+
     >>> h = np.array([5, 5, 7, 5], dtype=np.uint64); t = np.array([0, 0, 0, 1])
     >>> [a.tolist() for a in doc_freq(h, t)]
     [[5, 7], [2, 1], [0, 2]]
+    >>> [a.tolist() for a in doc_freq(h, t, 2)]
+    [[5], [2], [0]]
     """
-    g = (
-        pl.DataFrame({"h": h, "t": text_of, "i": np.arange(len(h), dtype=np.int64)})
-        .group_by("h")
-        .agg(pl.col("t").n_unique().alias("df"), pl.col("i").min())
-        .filter(pl.col("df") >= min_df)
-        .sort("h")
-    )
-    return g["h"].to_numpy().astype(_U64), g["df"].to_numpy().astype(np.int64), g["i"].to_numpy()
+    pos = np.arange(len(h), dtype=np.int64)
+    if min_df > 1 and len(h):
+        bucket = (h & _U64(_BUCKETS - 1)).astype(np.int64)
+        pos = pos[np.bincount(bucket, minlength=_BUCKETS)[bucket] >= min_df]
+    hs, ts = h[pos], text_of[pos]
+    order = np.lexsort((ts, hs))  # by hash, then text; stable: ties keep row order
+    hs, ts, pos = hs[order], ts[order], pos[order]
+    pair = np.ones(len(hs), dtype=bool)
+    pair[1:] = (hs[1:] != hs[:-1]) | (ts[1:] != ts[:-1])
+    hs, pos = hs[pair], pos[pair]
+    new = np.ones(len(hs), dtype=bool)
+    new[1:] = hs[1:] != hs[:-1]
+    starts = np.flatnonzero(new)
+    if len(starts) == 0:
+        return hs.astype(_U64), np.zeros(0, dtype=np.int64), pos
+    df = np.diff(np.append(starts, len(hs)))
+    first = np.minimum.reduceat(pos, starts)
+    keep = df >= min_df
+    return hs[starts][keep].astype(_U64), df[keep].astype(np.int64), first[keep]
+
+
+_BUCKETS = 1 << 20
 
 
 def distinct_counts(h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndarray:

@@ -19,8 +19,8 @@ import gzip
 import io
 import lzma
 import zlib
-from collections.abc import Iterator
-from typing import BinaryIO
+from collections.abc import Callable, Iterator
+from typing import Any, BinaryIO
 
 from ..errors import InputError
 
@@ -133,18 +133,9 @@ def open_binary(path: str) -> Iterator[BinaryIO]:
                              f"rename it without {suffix} or compress it with {promised}")
         if found is None:
             yield raw
-        elif found == "gzip":
-            with gzip.GzipFile(fileobj=raw, mode="rb") as g:
-                yield g  # type: ignore[misc]
-        elif found == "bzip2":
-            with bz2.BZ2File(raw, "rb") as b:
-                yield b  # type: ignore[misc]
-        elif found == "xz":
-            with lzma.LZMAFile(raw, "rb") as x:
-                yield x  # type: ignore[misc]
         else:
-            with io.BufferedReader(_ZstdRaw(raw), 1 << 16) as z:
-                yield z  # type: ignore[misc]
+            with _READERS[found](raw) as stream:
+                yield stream
 
 
 def corrupt(path: str, where: str, exc: BaseException) -> InputError:
@@ -164,17 +155,27 @@ def open_binary_writer(dest: str, codec: str | None, buffering: int = -1) -> Ite
     with open(dest, "wb", buffering=buffering) as raw:
         if codec is None:
             yield raw
-        elif codec == "gzip":
-            with gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0, compresslevel=6) as g:
-                yield g  # type: ignore[misc]
-        elif codec == "bzip2":
-            with bz2.BZ2File(raw, "wb") as b:
-                yield b  # type: ignore[misc]
-        elif codec == "xz":
-            with lzma.LZMAFile(raw, "wb") as x:
-                yield x  # type: ignore[misc]
         else:
-            import zstandard
+            with _WRITERS[codec](raw) as stream:
+                yield stream
 
-            with zstandard.ZstdCompressor().stream_writer(raw, closefd=False) as z:
-                yield z  # type: ignore[misc]
+
+def _zstd_writer(raw: BinaryIO) -> Any:
+    import zstandard
+
+    return zstandard.ZstdCompressor().stream_writer(raw, closefd=False)
+
+
+#: One reader and one writer per codec; the gzip writer puts no file name and no time in its header.
+_READERS: dict[str, Callable[[BinaryIO], Any]] = {
+    "gzip": lambda raw: gzip.GzipFile(fileobj=raw, mode="rb"),
+    "bzip2": lambda raw: bz2.BZ2File(raw, "rb"),
+    "xz": lambda raw: lzma.LZMAFile(raw, "rb"),
+    "zstd": lambda raw: io.BufferedReader(_ZstdRaw(raw), 1 << 16),
+}
+_WRITERS: dict[str, Callable[[BinaryIO], Any]] = {
+    "gzip": lambda raw: gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0, compresslevel=6),
+    "bzip2": lambda raw: bz2.BZ2File(raw, "wb"),
+    "xz": lambda raw: lzma.LZMAFile(raw, "wb"),
+    "zstd": _zstd_writer,
+}

@@ -81,8 +81,6 @@ _CJK = "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-
 _SYMBOL = "[^\\w\\s\\x00-\\x1f\\x7f]"
 _SIMPLE = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+|{_SYMBOL}")
 _A_RUN = re.compile(f"({_SYMBOL})\\1{{{_RUN - 1}}}")
-# For hashing: ASCII punctuation may stay in runs (the byte tokenizer splits and collapses them)
-_CHUNKS = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+|[!-/:-@\\[-^`{{-~]+|[^\\w\\s\\x00-\\x7f]")
 _WIDE_RUN = re.compile(f"([^\\w\\s\\x00-\\x7f])\\1{{{_RUN - 1}}}")
 
 
@@ -105,11 +103,33 @@ def _marks() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 def _spaced(text: str) -> str:
-    """A non-ASCII text as space-separated chunks whose byte tokens (``_words_ascii``) are its :func:`tokens`."""
+    """A non-ASCII text whose byte tokens (``_words_ascii``) are its :func:`tokens`.
+
+    The byte tokenizer reads every byte of a multi-byte character as a word byte, so only
+    the non-ASCII characters that are not word characters need spaces put around them (a
+    symbol such as ``×``, each CJK character) or to become a space (non-ASCII white space).
+    Only those characters are visited: nearly all of such a text is ASCII.
+    """
     t = normalize(text)
     if _WIDE_RUN.search(t) is None and _marks()[0].search(t) is None:
-        return " ".join(_CHUNKS.findall(t))
+        return _NON_ASCII.sub(_wide_char, t)
     return " ".join(tokens(t))
+
+
+_NON_ASCII = re.compile("[^\x00-\x7f]+")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+
+
+def _wide_char(m: re.Match[str]) -> str:
+    return "".join(map(_wide_token, m[0]))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _wide_token(c: str) -> str:
+    """One non-ASCII character as the byte tokenizer must see it (see :func:`_spaced`)."""
+    if c.isspace():
+        return " "
+    return f" {c} " if _CJK_CHAR.match(c) or not c.isalnum() else c
 
 
 def tokens(text: str) -> list[str]:

@@ -1,0 +1,51 @@
+"""The byte tokenizer on non-ASCII text: the same tokens as the regex reference, faster."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from leakcheck.canon import normalize
+from leakcheck.detect import grams
+from leakcheck.detect.grams import _CJK, words
+
+from .conftest import SHARED_DATA, needs_shared
+
+# What _spaced did before it visited only the non-ASCII characters: every chunk found by
+# one regex, joined by spaces (ASCII punctuation may stay in runs: the byte tokenizer splits them).
+_CHUNKS = re.compile(f"[{_CJK}]|[^\\W{_CJK}]+|[!-/:-@\\[-^`{{-~]+|[^\\w\\s\\x00-\\x7f]")
+
+
+def _reference(texts: list[str]) -> np.ndarray:
+    parts = []
+    for text in texts:
+        t = normalize(text)
+        simple = grams._WIDE_RUN.search(t) is None and grams._marks()[0].search(t) is None
+        parts.append(" ".join(_CHUNKS.findall(t)) if simple else " ".join(grams.tokens(t)))
+    return grams._words_ascii(parts, np.array([len(p.encode()) + 1 for p in parts], dtype=np.int64)).hashes
+
+
+_ALPHABET = st.sampled_from(list("ab Z9_,.<=-$\\\t\n") + list("×€’“é ñ\u00a0\u2009\u3000中文かナ한\u2028ß٣ﬁ…—·°√≤") + ["\u0301"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(_ALPHABET, min_size=1, max_size=40).filter(lambda t: not t.isascii()), min_size=1, max_size=5))
+def test_non_ascii_texts_hash_to_the_reference_tokens(texts):
+    assert words(texts).hashes.tolist() == _reference(texts).tolist()
+
+
+def test_symbols_cjk_and_wide_spaces_are_token_boundaries():
+    w = words(["3×4 = 12\u3000€5 中文 naïve,"])
+    assert [w.text(i, 1) for i in range(len(w.hashes))] == ["3", "×", "4", "=", "12", "€", "5", "中", "文", "naïve", ","]
+
+
+@needs_shared
+def test_gsm8k_non_ascii_answers_hash_as_the_reference():
+    import json
+
+    texts = [t for line in (SHARED_DATA / "gsm8k" / "test.jsonl").open() for t in json.loads(line).values() if not t.isascii()]
+    assert len(texts) > 100
+    assert words(texts).hashes.tolist() == _reference(texts).tolist()

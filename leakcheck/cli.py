@@ -301,7 +301,7 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
         leakcheck scan train/ --index benchmarks.lcx gsm8k_test.jsonl -j 2
         leakcheck scan train/ --index evals.lcx --json leaks.json --annotations github --sarif leaks.sarif   # in CI
     """
-    from .engine import default_jobs
+    from .engine import default_jobs, warm_up_for
     from .gate import exit_code, severity
     from .scan import scan_index
 
@@ -325,12 +325,14 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     inputs = _inputs(train=train, **_eval_sides(evals)) + [(f"the index {p}", p) for p in indexes] + accepting.inputs()
     ci_outs = _ci_outputs(sarif_path, os.environ.get("GITHUB_STEP_SUMMARY") if step_summary else None)
     check_outputs([o for _, outs in outputs for o in outs] + ci_outs, inputs)  # before a long scan, not after it
+    jobs = jobs or default_jobs()
+    warm_up_for(train, jobs, engine)
     index = _eval_index(evals, loaded, config)
     from .io.readers import open_source
 
     open_source(train)
     with _progress_bar(progress, quiet) as bar:
-        results = scan_index(train, index, config, jobs=jobs or default_jobs(), progress=bar, notes=_same_file_notes(train, evals),
+        results = scan_index(train, index, config, jobs=jobs, progress=bar, notes=_same_file_notes(train, evals),
                              engine=engine, ray_address=ray_address)
     results, warnings = accepting.apply(results, config, settings.path)
     for w in [] if quiet else warnings:

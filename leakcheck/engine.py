@@ -26,7 +26,7 @@ from .errors import InputError, RecordError
 from .formats import FormatSpec
 from .index import EvalIndex
 from .io.readers import BadRow, RawRow
-from .io.shards import SHARD_BYTES, Shard, iter_shard
+from .io.shards import SHARD_BYTES, Shard, iter_shard, open_source
 from .records import Record
 from .result import SkippedRow
 
@@ -240,6 +240,26 @@ def warm_up() -> None:
     _pool_context()
     with _main_without_phantom_file():
         forkserver.ensure_running()
+
+
+def warm_up_for(train: Any, jobs: int, engine: str = "local") -> None:
+    """:func:`warm_up` when a scan of ``train`` will start worker processes: ``jobs`` > 1 and a
+    local train side of more than one shard. Its workers then start as soon as the eval
+    index exists, not a fork server's import later.
+
+    A train path that does not open is left alone: the scan reports it where it always does.
+    """
+    if jobs <= 1 or engine != "local" or not isinstance(train, (str, os.PathLike)):
+        return
+    path = os.fspath(train)
+    if "::" in path or not os.path.exists(path):  # a hub dataset or a selection resolves later, once
+        return
+    try:
+        source = open_source(path)
+    except InputError:
+        return
+    if sum(os.path.getsize(f) for f in source.files if os.path.isfile(f)) > SHARD_BYTES:
+        warm_up()
 
 
 def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs: int,

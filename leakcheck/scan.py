@@ -21,7 +21,7 @@ from typing import Any
 from .canon import normalize
 from .collect import Collector, TrainSide, snippet
 from .config import Fields, ScanConfig
-from .engine import RowCounts, ScanJob, ShardResult, probe_records, records_of, run_processes, run_serial, shard_bytes
+from .engine import RowCounts, ScanJob, ShardResult, probe_records, records_of, run_processes, run_serial, shard_bytes, warm_up_for
 from .errors import InputError, LeakcheckError, RecordError, UsageError
 from .formats import DETECT_SAMPLE, FormatSpec, detect_format
 from .index import EvalIndex
@@ -241,10 +241,7 @@ def scan_many(train: Input, evals: Sequence[tuple[str, Input]], config: ScanConf
     """:func:`scan` against several named eval sets in one pass over ``train``: one result per set."""
     cfg = config or ScanConfig()
     _check_engine(engine, train)
-    if jobs > 1 and engine == "local" and isinstance(train, (str, os.PathLike)):
-        from .engine import warm_up
-
-        warm_up()
+    warm_up_for(train, jobs, engine)
     index = build_index(evals, cfg)
     notes = {}
     for name, data in evals:

@@ -115,3 +115,20 @@ def test_one_job_is_the_serial_engine(tmp_path):
     plan = shards_mod.plan_shards(open_source(train), 4096)
     got = [(r.shard, r.counts.records) for r in engine.run_processes(index, job, plan, 1)]
     assert got == [(r.shard, r.counts.records) for r in engine.run_serial(index, job, plan)]
+
+
+def test_the_fork_server_starts_before_the_eval_index_only_for_a_scan_that_uses_workers(tmp_path, monkeypatch):
+    started: list[str] = []
+    monkeypatch.setattr(engine, "warm_up", lambda: started.append("warm"))
+    small = tmp_path / "small.jsonl"
+    small.write_text('{"prompt": "q", "completion": "a"}\n')
+    big = tmp_path / "big.jsonl"
+    with big.open("wb") as fh:  # sparse: its size counts, not its bytes
+        fh.truncate(shards_mod.SHARD_BYTES + 1)
+    for train, jobs, eng in [(small, 2, "local"), (big, 1, "local"), (big, 2, "ray"), (tmp_path / "nope.jsonl", 2, "local"),
+                             (f"{tmp_path}::test", 2, "local"), ([{"prompt": "q"}], 2, "local")]:
+        engine.warm_up_for(train, jobs, eng)
+    assert started == []
+    engine.warm_up_for(big, 2)
+    engine.warm_up_for(tmp_path, 2)  # a folder: its files' sizes
+    assert started == ["warm", "warm"]

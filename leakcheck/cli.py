@@ -301,9 +301,9 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
         leakcheck scan train/ --index benchmarks.lcx gsm8k_test.jsonl -j 2
         leakcheck scan train/ --index evals.lcx --json leaks.json --annotations github --sarif leaks.sarif   # in CI
     """
-    from .engine import default_jobs, warm_up_for
+    from .engine import default_jobs
     from .gate import exit_code, severity
-    from .scan import scan_index
+    from .scan import scan_index, start_learning
 
     train, evals = paths[0], _named_evals(paths[1:], opts.pop("names"))
     if not evals and not indexes:
@@ -326,14 +326,14 @@ def scan(paths: tuple[str, ...], indexes: tuple[str, ...], json_path: str | None
     ci_outs = _ci_outputs(sarif_path, os.environ.get("GITHUB_STEP_SUMMARY") if step_summary else None)
     check_outputs([o for _, outs in outputs for o in outs] + ci_outs, inputs)  # before a long scan, not after it
     jobs = jobs or default_jobs()
-    warm_up_for(train, jobs, engine)
+    learning = start_learning(train, config, jobs, engine)
     index = _eval_index(evals, loaded, config)
     from .io.readers import open_source
 
     open_source(train)
     with _progress_bar(progress, quiet) as bar:
         results = scan_index(train, index, config, jobs=jobs, progress=bar, notes=_same_file_notes(train, evals),
-                             engine=engine, ray_address=ray_address)
+                             engine=engine, ray_address=ray_address, learning=learning)
     results, warnings = accepting.apply(results, config, settings.path)
     for w in [] if quiet else warnings:
         click.echo(f"leakcheck: warning: {w}", err=True)

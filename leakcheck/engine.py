@@ -16,6 +16,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,7 @@ from .errors import InputError, RecordError
 from .formats import FormatSpec
 from .index import EvalIndex
 from .io.readers import BadRow, RawRow
+from .io import shards as _shards
 from .io.shards import SHARD_BYTES, Shard, iter_shard, open_source
 from .records import Record
 from .result import SkippedRow
@@ -242,24 +244,42 @@ def warm_up() -> None:
         forkserver.ensure_running()
 
 
-def warm_up_for(train: Any, jobs: int, engine: str = "local") -> None:
-    """:func:`warm_up` when a scan of ``train`` will start worker processes: ``jobs`` > 1 and a
-    local train side of more than one shard. Its workers then start as soon as the eval
-    index exists, not a fork server's import later.
-
-    A train path that does not open is left alone: the scan reports it where it always does.
+def uses_workers(train: Any, jobs: int, engine: str = "local") -> bool:
+    """Whether a scan of ``train`` will start worker processes: ``jobs`` > 1 and a local
+    train side of more than one shard. A train path that does not open is ``False``: the
+    scan reports it where it always does.
     """
     if jobs <= 1 or engine != "local" or not isinstance(train, (str, os.PathLike)):
-        return
+        return False
     path = os.fspath(train)
     if "::" in path or not os.path.exists(path):  # a hub dataset or a selection resolves later, once
-        return
+        return False
     try:
         source = open_source(path)
     except InputError:
-        return
-    if sum(os.path.getsize(f) for f in source.files if os.path.isfile(f)) > SHARD_BYTES:
-        warm_up()
+        return False
+    return sum(os.path.getsize(f) for f in source.files if os.path.isfile(f)) > _shards.SHARD_BYTES
+
+
+def warm_up_for(train: Any, jobs: int, engine: str = "local") -> bool:
+    """:func:`warm_up` when :func:`uses_workers`; its workers then start as soon as the eval
+    index exists, not a fork server's import later. Returns whether it did.
+    """
+    if not uses_workers(train, jobs, engine):
+        return False
+    warm_up()
+    return True
+
+
+def submit_once(fn: Callable[..., Any], *args: Any) -> Future:
+    """``fn(*args)`` in one process from the fork server, while this one goes on; its future."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=_pool_context())
+    with _main_without_phantom_file():
+        fut = pool.submit(fn, *args)
+    pool.shutdown(wait=False)  # the process ends once fn has returned
+    return fut
 
 
 def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs: int,
@@ -279,7 +299,7 @@ def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs:
     """
     import queue
     import threading
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor
 
     if jobs <= 1:
         yield from run_serial(index, job, shards, progress)

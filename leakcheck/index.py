@@ -110,6 +110,29 @@ class EvalMeta:
 
 
 @dataclass(frozen=True)
+class TrainLearned:
+    """What the fuzzy levels learn from the first train records (their templates), per level.
+
+    >>> from leakcheck.records import Record
+    >>> cfg = ScanConfig(levels=("exact", "near"))
+    >>> learned = TrainLearned.of([Record("t0", 0, "a train prompt of some words")], cfg)
+    >>> learned.records, sorted(learned.by_level)
+    (1, ['near'])
+    """
+
+    records: int
+    by_level: dict[str, Any]
+
+    @classmethod
+    def of(cls, sample: Sequence[Record], config: ScanConfig) -> "TrainLearned | None":
+        """What ``sample`` teaches the levels of ``config``; ``None`` if a fuzzy level must read it itself."""
+        specs = [REGISTRY[lv] for lv in config.levels if REGISTRY[lv].fuzzy]
+        if any(s.learn is None for s in specs):
+            return None
+        return cls(len(sample), {s.name: s.learn(sample, config) for s in specs if s.learn is not None})
+
+
+@dataclass(frozen=True)
 class EvalIndex:
     """Every level's index over the eval sets, plus what the collector needs per record."""
 
@@ -148,6 +171,17 @@ class EvalIndex:
         """A new index whose fuzzy levels also suppress the templates of ``sample``."""
         parts = {lv: p.with_train_sample(sample) for lv, p in self.parts.items()}
         return dataclasses.replace(self, parts=parts, train_sample=len(sample))
+
+    def with_learned(self, learned: "TrainLearned") -> "EvalIndex":
+        """:meth:`with_train_sample` from what :meth:`TrainLearned.of` learned (maybe in another process).
+
+        Every fuzzy level must have learned: a level that reads the sample itself cannot be served.
+        """
+        missing = [lv for lv in self.parts if REGISTRY[lv].fuzzy and lv not in learned.by_level]
+        if missing:
+            raise ValueError(f"with_learned: nothing learned for {', '.join(missing)}")
+        parts = {lv: p.with_learned(learned.by_level[lv]) if lv in learned.by_level else p for lv, p in self.parts.items()}
+        return dataclasses.replace(self, parts=parts, train_sample=learned.records)
 
     def check(self, config: ScanConfig, path: str = "the index") -> None:
         """Refuse a scan whose levels or knobs differ from what this index was built with."""

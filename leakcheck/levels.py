@@ -38,6 +38,10 @@ class LevelIndex(Protocol):
         """This index, also knowing what the first train records share (templates); a new value."""
         ...
 
+    def with_learned(self, learned: Any) -> "LevelIndex":
+        """This index, also knowing what its :attr:`LevelSpec.learn` learned from the first train records; a new value."""
+        ...
+
     def parameters(self) -> dict[str, Any]:
         """User knobs and derived internals, for the report."""
         ...
@@ -66,6 +70,10 @@ class LevelSpec:
     load: Callable[[ScanConfig, dict[str, Any], dict[str, np.ndarray]], LevelIndex]
     #: The :class:`ScanConfig` attribute holding the level's knobs, if it has any.
     config_attr: str | None = None
+    #: What the level learns from the first train records without the eval side (plain,
+    #: picklable data, so another process learns it while the index is built); applied with
+    #: :meth:`LevelIndex.with_learned`. ``None``: the level reads the sample itself.
+    learn: Callable[[Sequence[Record], ScanConfig], Any] | None = None
 
     @property
     def rank(self) -> int:
@@ -117,6 +125,15 @@ def _fuzzy_load(level: str) -> Callable[[ScanConfig, dict[str, Any], dict[str, n
     return load
 
 
+def _fuzzy_learn(level: str) -> Callable[[Sequence[Record], ScanConfig], Any]:
+    def learn(sample: Sequence[Record], config: ScanConfig) -> Any:
+        from .detect import fuzzy
+
+        return fuzzy.learn(level, sample, fuzzy.knobs_of(level, config))
+
+    return learn
+
+
 def _semantic_build(evals: Sequence[Record], config: ScanConfig) -> LevelIndex:
     from .detect import semantic  # scikit-learn only when asked for
 
@@ -134,8 +151,8 @@ REGISTRY: dict[str, LevelSpec] = {
     for s in (
         LevelSpec("exact", False, _text_build("exact"), _text_load("exact")),
         LevelSpec("normalized", False, _text_build("normalized"), _text_load("normalized")),
-        LevelSpec("near", True, _fuzzy_build("near"), _fuzzy_load("near"), "near"),
-        LevelSpec("contained", True, _fuzzy_build("contained"), _fuzzy_load("contained"), "contained"),
+        LevelSpec("near", True, _fuzzy_build("near"), _fuzzy_load("near"), "near", _fuzzy_learn("near")),
+        LevelSpec("contained", True, _fuzzy_build("contained"), _fuzzy_load("contained"), "contained", _fuzzy_learn("contained")),
         LevelSpec("semantic", True, _semantic_build, _semantic_load, "semantic"),
     )
 }

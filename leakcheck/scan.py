@@ -15,16 +15,17 @@ import itertools
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any
 
 from .canon import normalize
 from .collect import Collector, TrainSide, snippet
 from .config import Fields, ScanConfig
-from .engine import RowCounts, ScanJob, ShardResult, probe_records, records_of, run_processes, run_serial, shard_bytes, warm_up_for
+from .engine import RowCounts, ScanJob, ShardResult, probe_records, records_of, run_processes, run_serial, shard_bytes, submit_once, warm_up_for
 from .errors import InputError, LeakcheckError, RecordError, UsageError
 from .formats import DETECT_SAMPLE, FormatSpec, detect_format
-from .index import EvalIndex
+from .index import EvalIndex, TrainLearned
 from .io import BadRow, RawRow, Source, iter_rows, open_source
 from .io import shards as _shards
 from .io.shards import plan_shards
@@ -241,20 +242,49 @@ def scan_many(train: Input, evals: Sequence[tuple[str, Input]], config: ScanConf
     """:func:`scan` against several named eval sets in one pass over ``train``: one result per set."""
     cfg = config or ScanConfig()
     _check_engine(engine, train)
-    warm_up_for(train, jobs, engine)
+    learning = start_learning(train, cfg, jobs, engine)
     index = build_index(evals, cfg)
     notes = {}
     for name, data in evals:
         if isinstance(train, (str, os.PathLike)) and isinstance(data, (str, os.PathLike)) \
                 and os.path.realpath(os.fspath(train)) == os.path.realpath(os.fspath(data)):
             notes[name] = ["train and eval are the same file: every record matches itself"]
-    return scan_index(train, index, cfg, jobs=jobs, progress=progress, notes=notes, engine=engine, ray_address=ray_address)
+    return scan_index(train, index, cfg, jobs=jobs, progress=progress, notes=notes, engine=engine, ray_address=ray_address,
+                      learning=learning)
+
+
+def start_learning(train: Input, config: ScanConfig, jobs: int, engine: str = "local") -> "Future[TrainLearned | None] | None":
+    """Learn the train side's templates in another process while this one builds the eval index.
+
+    For a scan that starts worker processes anyway (:func:`~leakcheck.engine.uses_workers`;
+    the fork server is started here), when its fuzzy levels learn without the eval side
+    (:attr:`~leakcheck.levels.LevelSpec.learn`): hand the future to :func:`scan_index`. The
+    result is what :func:`scan_index` would learn itself from the same first records; if
+    the process fails, it learns them itself.
+    """
+    if not isinstance(train, (str, os.PathLike)) or not warm_up_for(train, jobs, engine) \
+            or not any(REGISTRY[lv].fuzzy for lv in config.levels) \
+            or any(REGISTRY[lv].fuzzy and REGISTRY[lv].learn is None for lv in config.levels):
+        return None
+    return submit_once(learn_train, os.fspath(train), config)
+
+
+def learn_train(train: str, config: ScanConfig) -> TrainLearned | None:
+    """What the levels of ``config`` learn from the first records of ``train`` (see :func:`start_learning`)."""
+    opened = _open(train, config.train_fields, "train")
+    if not opened.detected_from:
+        return None
+    return TrainLearned.of(_sample(opened, config)[0], config)
 
 
 def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None, *, jobs: int = 1,
                progress: Progress | None = None, notes: Mapping[str, list[str]] | None = None,
-               engine: str = "local", ray_address: str | None = None) -> dict[str, ScanResult]:
-    """Scan ``train`` against a built or loaded :class:`EvalIndex`; one result per eval set."""
+               engine: str = "local", ray_address: str | None = None,
+               learning: "Future[TrainLearned | None] | None" = None) -> dict[str, ScanResult]:
+    """Scan ``train`` against a built or loaded :class:`EvalIndex`; one result per eval set.
+
+    ``learning``: what :func:`start_learning` started for this train side and config, if anything.
+    """
     cfg = config or ScanConfig(levels=index.levels)
     _check_engine(engine, train)
     index.check(cfg)
@@ -269,12 +299,7 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
     if any(REGISTRY[lv].fuzzy for lv in index.levels):
         # Templates of the train side are learned from its first records, before anything is
         # matched, by the driver alone: every shard is then probed with the same index.
-        sample, _ = _sample(opened, cfg)
-        index = index.with_train_sample(sample)
-        del sample
-        from .detect.fuzzy import forget_words
-
-        forget_words()
+        index = _with_train_templates(index, opened, cfg, learning)
     if isinstance(train, (str, os.PathLike)):
         assert opened.source is not None  # a path was opened as a Source
         shards = plan_shards(opened.source, **_shard_size(opened.source, jobs if engine == "local" else 1))
@@ -300,6 +325,24 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
         _no_records(tinfo, "train")
     collected = merged.finish(offsets, row_ids=opened.spec.id is None)
     return _results(index, cfg, tinfo, collected, notes or {})
+
+
+def _with_train_templates(index: EvalIndex, opened: _Opened, cfg: ScanConfig, learning: "Future[TrainLearned | None] | None") -> EvalIndex:
+    """``index`` with what its fuzzy levels learn from the first train records: learned in
+    another process (``learning``) or, failing that, here."""
+    try:
+        learned = learning.result() if learning is not None else None
+        if learned is not None:
+            return index.with_learned(learned)
+    except Exception:  # noqa: BLE001 - a failed helper process only costs the time: learn here (and meet its error)
+        pass
+    sample, _ = _sample(opened, cfg)
+    index = index.with_train_sample(sample)
+    del sample
+    from .detect.fuzzy import forget_words
+
+    forget_words()
+    return index
 
 
 def _shard_size(source: Source, jobs: int) -> dict[str, int]:

@@ -132,3 +132,36 @@ def test_the_fork_server_starts_before_the_eval_index_only_for_a_scan_that_uses_
     engine.warm_up_for(big, 2)
     engine.warm_up_for(tmp_path, 2)  # a folder: its files' sizes
     assert started == ["warm", "warm"]
+
+
+def test_train_templates_learned_in_another_process_equal_those_learned_here(tmp_path, monkeypatch):
+    from leakcheck.scan import _open, _sample, start_learning
+
+    train, ev = _files(tmp_path)
+    monkeypatch.setattr(shards_mod, "SHARD_BYTES", 4096)
+    cfg = leakcheck.ScanConfig()
+    learning = start_learning(train, cfg, 2)
+    assert learning is not None and start_learning(train, cfg, 1) is None
+    assert start_learning(train, leakcheck.ScanConfig(levels=("exact", "normalized")), 2) is None  # nothing to learn
+    index = build_index([("eval", ev)], cfg)
+    here = index.with_train_sample(_sample(_open(str(train), cfg.train_fields, "train"), cfg)[0])
+    there = index.with_learned(learning.result(timeout=120))
+    assert there.train_sample == here.train_sample == 800
+    for lv in ("near", "contained"):
+        mine, theirs = here.parts[lv], there.parts[lv]
+        assert (lv == "contained") != any(pop == "train prompts" for pop, _, _ in mine.templates.values())  # near: "; how much", ...
+        assert theirs.templates == mine.templates and theirs.suppressed_by == mine.suppressed_by
+        assert theirs.item_h.tolist() == mine.item_h.tolist() and theirs.size.tolist() == mine.size.tolist()
+
+
+def test_a_failed_learning_process_is_learned_here(tmp_path):
+    from leakcheck.scan import scan_index
+
+    train, ev = _files(tmp_path)
+    cfg = leakcheck.ScanConfig()
+    index = build_index([("eval", ev)], cfg)
+    failed: concurrent.futures.Future = concurrent.futures.Future()
+    failed.set_exception(RuntimeError("the learning process died"))
+    got = scan_index(train, index, cfg, learning=failed)["eval"]
+    want = scan_index(train, index, cfg)["eval"]
+    assert got.findings and [f.to_dict() for f in got.findings] == [f.to_dict() for f in want.findings]

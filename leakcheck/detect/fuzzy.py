@@ -25,6 +25,7 @@ import functools
 import math
 import operator
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Self
 
 import numpy as np
@@ -69,6 +70,83 @@ _CACHE = _WordCache()
 def forget_words() -> None:
     """Let go of the cached words (the driver's train sample: workers hash their own batches)."""
     _CACHE._entries.clear()
+
+
+#: What one field's template search found: how many n-grams, and ``(hash, share, text)`` of each, commonest first.
+Found = tuple[int, tuple[tuple[int, float, str], ...]]
+
+
+@dataclass(frozen=True)
+class Learned:
+    """The templates of a train sample at one n-gram size: what a fuzzy level learns from train.
+
+    A pure function of the sample and the level's knobs (:func:`learn`), without the eval
+    side, so another process can learn it while the eval index is built; plain data, so it
+    pickles. ``found`` holds one :data:`Found` per train population, in field order.
+    """
+
+    n: int
+    records: int
+    found: tuple[tuple[str, Found], ...]
+
+
+def knobs_of(level: str, config: ScanConfig) -> tuple[int, float, int]:
+    """``(n, template_share, template_min_records)`` of a fuzzy level."""
+    if level == "near":
+        return config.near.shingle, config.near.template_share, config.near.template_min_records
+    return config.contained.ngram, config.contained.template_share, config.contained.template_min_records
+
+
+def learn(level: str, sample: Sequence[Record], knobs: tuple[int, float, int]) -> Learned:
+    """The train-side templates of ``sample`` (the first train records) for a level with ``knobs``.
+
+    >>> from leakcheck.records import Record
+    >>> sample = [Record(str(i), i, f"Answer briefly please: what is {i} plus {i}?", None) for i in range(30)]
+    >>> found = learn("near", sample, (3, 0.5, 20)).found
+    >>> [(pop, n, sorted(t for _, _, t in ts)) for pop, (n, ts) in found]  # doctest: +NORMALIZE_WHITESPACE
+    [('train prompts', 4, [': what is', 'Answer briefly please', 'briefly please:', 'please: what']),
+     ('train targets', 0, [])]
+    """
+    n, share, min_records = knobs
+    found = []
+    for fi, f in enumerate(FIELDS):
+        w = _CACHE.get(sample, f)
+        present = np.array([getattr(r, f) is not None for r in sample], dtype=bool)
+        h, text_of = grams.ngrams(w, n)
+        found.append((_POPULATIONS[2 + fi], templates_of(w, h, text_of, present, n, share, min_records)))
+    return Learned(n, len(sample), tuple(found))
+
+
+def templates_of(w: grams.Words, h: np.ndarray, text_of: np.ndarray, present: np.ndarray, n: int, share: float,
+                 min_records: int) -> Found:
+    """The n-grams found in at least ``share`` (and ``min_records``) of the distinct present texts.
+
+    Texts with the same words count once: copies of one question are not a template,
+    and 20 duplicated eval items must not suppress their own n-grams.
+    """
+    if len(h) == 0:
+        return 0, ()
+    o = w.offsets
+    first: dict[bytes, int] = {}
+    for i in np.flatnonzero(present).tolist():
+        first.setdefault(w.hashes[o[i] : o[i + 1]].tobytes(), i)
+    n_texts = len(first)
+    sel = None
+    if len(first) < len(present):
+        distinct = np.zeros(len(present), dtype=bool)
+        distinct[list(first.values())] = True
+        sel = np.flatnonzero(distinct[text_of])
+        h, text_of = h[sel], text_of[sel]
+    if n_texts == 0 or len(h) == 0:
+        return 0, ()
+    uniq, df, where = grams.doc_freq(h, text_of, max(min_records, math.ceil(share * n_texts)))
+    if sel is not None:
+        where = sel[where]
+    if len(uniq) == 0:
+        return 0, ()
+    starts = grams.ngram_starts(w, n)
+    return len(uniq), tuple((int(uniq[i]), float(df[i]) / n_texts, w.text(int(starts[where[i]]), n))
+                            for i in np.argsort(-df, kind="stable"))
 
 
 def build(level: str, evals: Sequence[Record], config: ScanConfig) -> "NearDetector | ContainedDetector":
@@ -124,40 +202,15 @@ class _GramIndex:
         self._index_pairs(np.concatenate(h_parts), np.concatenate(item_parts))
 
     def _learn_templates(self, w: grams.Words, h: np.ndarray, text_of: np.ndarray, present: np.ndarray, population: str) -> None:
-        """Suppress the n-grams found in at least ``template_share`` of the distinct texts.
+        """Suppress the n-grams found in at least ``template_share`` of the distinct texts (see :func:`templates_of`)."""
+        found = templates_of(w, h, text_of, present, self.n, self.template_share, self.template_min_records)
+        self._add_templates(population, found)
 
-        Texts with the same words count once: copies of one question are not a template,
-        and 20 duplicated eval items must not suppress their own n-grams.
-        """
-        if len(h) == 0:
-            return
-        o = w.offsets
-        first: dict[bytes, int] = {}
-        for i in np.flatnonzero(present).tolist():
-            first.setdefault(w.hashes[o[i] : o[i + 1]].tobytes(), i)
-        n_texts = len(first)
-        if len(first) < len(present):
-            distinct = np.zeros(len(present), dtype=bool)
-            distinct[list(first.values())] = True
-            sel = np.flatnonzero(distinct[text_of])
-            h, text_of = h[sel], text_of[sel]
-        else:
-            sel = None
-        if n_texts == 0 or len(h) == 0:
-            return
-        limit = max(self.template_min_records, math.ceil(self.template_share * n_texts))
-        uniq, df, where = grams.doc_freq(h, text_of, limit)
-        if sel is not None:
-            where = sel[where]
-        self.suppressed_by[population] += len(uniq)
-        if len(uniq) == 0:
-            return
-        starts = grams.ngram_starts(w, self.n)
-        for i in np.argsort(-df, kind="stable"):
-            key = int(uniq[i])
-            share = float(df[i]) / n_texts
+    def _add_templates(self, population: str, found: "Found") -> None:
+        count, templates = found
+        self.suppressed_by[population] += count
+        for key, share, text in templates:
             if key not in self.templates or share > self.templates[key][1]:
-                text = w.text(int(starts[where[i]]), self.n)
                 self.templates[key] = (population, share, text)
 
     def _index_pairs(self, h: np.ndarray, item: np.ndarray) -> None:
@@ -275,23 +328,25 @@ class _GramIndex:
 
     def with_train_sample(self, sample: Sequence[Record]) -> Self:
         """A copy that also suppresses the templates of ``sample`` (the first train records)."""
+        return self.with_learned(learn(self.level, sample, self._knobs()))
+
+    def with_learned(self, learned: "Learned") -> Self:
+        """A copy that also suppresses the train templates of ``learned`` (see :func:`learn`)."""
+        if learned.n != self.n:
+            raise ValueError(f"templates of {learned.n}-grams cannot be suppressed at a {self.n}-gram level")
         new = copy.copy(self)
         new.templates = dict(self.templates)
         new.suppressed_by = dict(self.suppressed_by)
-        new.prime(sample)
+        before = set(new.templates)
+        for population, found in learned.found:
+            new._add_templates(population, found)
+        new.primed = learned.records
+        if len(new.templates) != len(before):
+            new._suppress_more(np.array(sorted(new.templates.keys() - before), dtype=np.uint64))
         return new
 
-    def prime(self, sample: Sequence[Record]) -> None:
-        """Learn train-side templates from the first records of the train input (in place: use :meth:`with_train_sample`)."""
-        before = set(self.templates)
-        for fi, f in enumerate(FIELDS):
-            w = _CACHE.get(sample, f)
-            present = np.array([getattr(r, f) is not None for r in sample], dtype=bool)
-            h, text_of = grams.ngrams(w, self.n)
-            self._learn_templates(w, h, text_of, present, _POPULATIONS[2 + fi])
-        self.primed = len(sample)
-        if len(self.templates) != len(before):
-            self._suppress_more(np.array(sorted(self.templates.keys() - before), dtype=np.uint64))
+    def _knobs(self) -> tuple[int, float, int]:
+        return self.n, self.template_share, self.template_min_records
 
     def _train_grams(self, batch: Sequence[Record], field: str) -> tuple[np.ndarray, np.ndarray]:
         h, text_of = grams.ngrams(_CACHE.get(batch, field), self.n)

@@ -231,6 +231,9 @@ class TextMatchDetector:
     def with_train_sample(self, sample: Sequence[Record]) -> "TextMatchDetector":
         return self  # nothing to learn from train
 
+    def with_learned(self, learned: Any) -> "TextMatchDetector":
+        return self
+
     def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:
         return self._probe_normalized(batch) if self._norm else self._probe_exact(batch)
 

@@ -201,6 +201,10 @@ class SemanticIndex:
         new._derive()
         return new
 
+    def with_learned(self, learned: Any) -> Self:
+        """Not served: this level has no :attr:`~leakcheck.levels.LevelSpec.learn` and reads the sample itself."""
+        raise TypeError("the semantic level learns from the train sample itself: use with_train_sample")
+
     # -- probing ----------------------------------------------------------------------------
 
     def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:

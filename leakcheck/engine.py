@@ -231,7 +231,8 @@ def _pool_context() -> Any:
     import multiprocessing as mp
 
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["leakcheck.engine"])
+    # the fuzzy levels' modules (and NumPy) too: what every worker and the learning process import first
+    ctx.set_forkserver_preload(["leakcheck.engine", "leakcheck.detect.fuzzy"])
     return ctx
 
 

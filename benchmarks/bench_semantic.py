@@ -7,7 +7,10 @@ false positive *and* a missed rephrase). Two protocols:
 
 * ``paper``: train = the rephrases only (as in the paper's table);
 * ``mixed``: the rephrases hidden among real unrelated train data (GSM8K train for GSM8K,
-  MBPP for HumanEval), one setting for all sets.
+  MBPP for HumanEval), one setting for all sets;
+* ``cross``: as ``mixed``, but only the even eval items are eval: the odd items' rephrases
+  are negatives written in the same style by the same rephraser (a precision check against
+  features that only tell the rephraser's style from the unrelated data: not used for tuning).
 
 Eval items are split by parity (even: tune, odd: held-out); train negatives by row parity.
 ``--tune`` searches the two thresholds on the tune half of the mixed protocol and prints the
@@ -116,7 +119,9 @@ def cases(name: str) -> dict[str, Case]:
     paper = Case(evals, [r for _, r in pos], [i for i, _ in pos], [i % 2 for i, _ in pos])
     mixed_train = [r._replace(row=j) for j, r in enumerate([r for _, r in pos] + neg)]
     mixed = Case(evals, mixed_train, paper.truth + [-1] * len(neg), paper.half + [j % 2 for j in range(len(neg))])
-    return {"paper": paper, "mixed": mixed}
+    # only the even items are eval: the odd items' rephrases are negatives in the very same style
+    cross = Case(evals[::2], mixed_train, [i // 2 if i % 2 == 0 else -1 for i, _ in pos] + [-1] * len(neg), [0] * len(mixed_train))
+    return {"paper": paper, "mixed": mixed, "cross": cross}
 
 
 def best_pairs(case: Case, cfg: ScanConfig) -> list[tuple[int, float, int, float, bool]]:
@@ -190,7 +195,8 @@ def table(cfg: ScanConfig, only: list[str] | None = None) -> None:
             t, h, a = (f1(case, preds, half) for half in (0, 1, None))
             bert, gpt = PAPER.get(name, (None, None))
             ref = f"{bert:>15.3f}{gpt:>7.3f}" if bert is not None and proto == "paper" else f"{'-':>15}{'-':>7}"
-            print(f"{name:<23}{proto:<8}{t[0]:>9.3f}{h[0]:>12.3f}{a[0]:>8.3f}{f'{a[1]}/{a[2]}/{a[3]}':>16}{ref}")
+            halves = f"{'-':>9}{'-':>12}" if proto == "cross" else f"{t[0]:>9.3f}{h[0]:>12.3f}"
+            print(f"{name:<23}{proto:<8}{halves}{a[0]:>8.3f}{f'{a[1]}/{a[2]}/{a[3]}':>16}{ref}")
 
 
 def tune(cfg: ScanConfig) -> None:

@@ -49,8 +49,8 @@ def test_rephrases_are_found_and_a_template_sibling_with_another_answer_is_not(t
     assert found(r) == [("e-eggs", "t-rephrase", "pair", "semantic"), ("e-garden", "t-garden-rephrase", "pair", "semantic")]
     d = r["findings"][0]["detail"]
     assert (d["lexical"], d["numbers"], d["embedding"], d["target_agreement"], d["target_agrees"]) == (
-        0.4126, 1.0, None, "agree", "same final answer: 18")
-    assert r["findings"][0]["score"] == round(0.4126 + 0.3 * 1.0, 4)
+        0.4141, 1.0, None, "agree", "same final answer: 18")
+    assert r["findings"][0]["score"] == round(0.4141 + 0.3 * 1.0, 4)
     assert r["parameters"]["levels"]["semantic"]["anchored_threshold"] == 0.44
 
 
@@ -120,7 +120,7 @@ def test_index_round_trip_holds_no_eval_text_and_finds_the_same(tmp_path, monkey
         "semantic: embedding re-rank off (the eval index holds no embeddings): lexical and final-answer evidence only; "
         f"rebuild the index with leakcheck[semantic] installed ({INSTALL_HINT})"]
     assert [(f["eval_id"], f["train_id"], f["score"]) for f in indexed["findings"]] == [
-        ("e-eggs", "t-rephrase", 0.7126), ("e-garden", "t-garden-rephrase", 0.7073)]
+        ("e-eggs", "t-rephrase", 0.7141), ("e-garden", "t-garden-rephrase", 0.7079)]
 
 
 def test_findings_are_the_same_with_two_jobs_and_many_shards(tmp_path, monkeypatch):
@@ -172,7 +172,7 @@ def test_with_the_extra_the_packaged_model_re_ranks_and_a_model_folder_gives_the
     _, r = scan(tmp_path, str(EVAL), name="packaged")
     # anchored matches need no embedding: the same findings and scores as without the model
     assert found(r) == [("e-eggs", "t-rephrase", "pair", "semantic"), ("e-garden", "t-garden-rephrase", "pair", "semantic")]
-    assert [(f["score"], f["detail"]["embedding"]) for f in r["findings"]] == [(0.7126, None), (0.7073, None)]
+    assert [(f["score"], f["detail"]["embedding"]) for f in r["findings"]] == [(0.7141, None), (0.7079, None)]
     assert r["parameters"]["levels"]["semantic"]["embedder"] == "all-MiniLM-L6-v2 (int8 ONNX)"
     assert (r["parameters"]["levels"]["semantic"]["threshold"], r["parameters"]["levels"]["semantic"]["code_threshold"]) == (0.46, 0.49)
     assert not [n for n in r["notes"] if n.startswith("semantic:")]
@@ -206,8 +206,8 @@ def test_two_saved_indexes_scan_like_one_eval_file(tmp_path):
     assert res.exit_code == 1, res.output
     reports = [json.loads((tmp_path / f"two.part{i}.json").read_text()) for i in (0, 1)]  # one file per eval set
     got = [(f["eval_set"], f["eval_id"], f["train_id"], f["score"]) for r in reports for f in r["findings"]]
-    assert got == [("part0", "e-eggs", "t-rephrase", 0.7126), ("part1", "e-garden", "t-garden-rephrase", 0.7073)]
-    assert [f["score"] for f in one["findings"]] == [0.7126, 0.7073]
+    assert got == [("part0", "e-eggs", "t-rephrase", 0.7141), ("part1", "e-garden", "t-garden-rephrase", 0.7079)]
+    assert [f["score"] for f in one["findings"]] == [0.7141, 0.7079]
 
 
 class _Constant:

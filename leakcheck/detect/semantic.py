@@ -56,7 +56,8 @@ from .agree import _code_of
 from .base import Match
 from .codeprose import prose_of
 
-N_FEATURES = 1 << 20
+N_BITS = 20
+N_FEATURES = 1 << N_BITS
 #: Default (prose, code) thresholds of the lexical score, chosen with ``bench_semantic.py --tune`` (tune half, mixed protocol).
 LEXICAL = (0.36, 0.28)
 #: The same for the mean of lexical score and embedding cosine, chosen with ``--tune --embedder``
@@ -85,17 +86,61 @@ _RERANK_FLOOR = 0.15
 _RERANK_K = 5
 
 
-def _vectorizer() -> Any:
-    from sklearn.feature_extraction.text import HashingVectorizer
-
-    return HashingVectorizer(analyzer="char", ngram_range=NGRAMS, n_features=N_FEATURES, alternate_sign=False,
-                             norm=None, lowercase=True, dtype=np.float32)
+_WHITESPACE = re.compile(r"\s\s+")
+#: Multiplier of the n-gram's polynomial hash of code points, and the multiplier whose top bits pick its feature.
+_P, _MIX = np.uint64(0x100000001B3), np.uint64(0x9E3779B97F4A7C15)
+#: Characters hashed at once (bounds the memory of the numpy arrays).
+_CHUNK_CHARS = 1 << 20
 
 
 def term_counts(texts: Sequence[str]) -> Any:
-    """Sublinear term frequencies (``1 + log tf``) of hashed character n-grams, one CSR row per text."""
-    m = _vectorizer().transform(list(texts)).tocsr()
+    """Sublinear term frequencies (``1 + log tf``) of hashed character 2-5-grams, one CSR row per text.
+
+    The n-grams are scikit-learn's ``analyzer="char"`` ones (lower-cased, runs of whitespace as
+    one space, across word boundaries), hashed in numpy for a whole batch at once: 3x faster
+    than the analyzer's Python loop, which was three quarters of the level's time.
+
+    >>> m = term_counts(["abc", "ABC", ""])
+    >>> m.shape == (3, N_FEATURES), m[0].nnz, (m[0] != m[1]).nnz, m[2].nnz
+    (True, 3, 0, 0)
+    """
+    from scipy.sparse import vstack
+
+    docs = [_WHITESPACE.sub(" ", t.lower()) for t in texts]
+    parts, start, size = [], 0, 0
+    for i, d in enumerate(docs):
+        size += len(d)
+        if size >= _CHUNK_CHARS:
+            parts.append(_ngram_counts(docs[start : i + 1]))
+            start, size = i + 1, 0
+    if start < len(docs) or not parts:
+        parts.append(_ngram_counts(docs[start:]))
+    m = vstack(parts).tocsr() if len(parts) > 1 else parts[0]
     m.data = (1.0 + np.log(m.data)).astype(np.float32)
+    return m
+
+
+def _ngram_counts(docs: list[str]) -> Any:
+    """Counts of hashed character 2-5-grams: every n-gram start position of the joined docs, those inside one doc kept."""
+    from scipy.sparse import csr_matrix
+
+    lens = np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs))
+    cps = np.frombuffer("".join(docs).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    row = np.repeat(np.arange(len(docs), dtype=np.int64), lens)
+    end = np.repeat(np.cumsum(lens), lens)  # where the doc holding each position ends
+    pos = np.arange(len(cps), dtype=np.int64)
+    rows, feats, h = [], [], cps
+    for n in range(NGRAMS[0] - 1, NGRAMS[1]):  # h[i]: hash of the (n + 1)-gram starting at i
+        h = h[:-1] * _P + cps[n:]
+        if n + 1 < NGRAMS[0]:
+            continue
+        ok = pos[: len(h)] + n + 1 <= end[: len(h)]
+        rows.append(row[: len(h)][ok])
+        feats.append(((h[ok] * _MIX) >> np.uint64(64 - N_BITS)).astype(np.int64))
+    r, f = np.concatenate(rows), np.concatenate(feats)
+    m = csr_matrix((np.ones(len(r), dtype=np.float32), (r, f)), shape=(len(docs), N_FEATURES))
+    m.sum_duplicates()
+    m.sort_indices()
     return m
 
 

@@ -45,7 +45,8 @@ def test_a_rephrased_function_with_renamed_identifiers_is_found_and_one_with_the
     assert (d["lexical"], d["prose"], d["literals"], d["embedding"], d["target_agreement"]) == (0.4442, 0.4876, 1.0, None, "unknown")
     # code against code: the mean of the whole-text and prose cosines, plus 0.15 x the literals' Jaccard
     assert f["score"] == round((0.4442 + 0.4876) / 2 + 0.15 * 1.0, 4)
-    assert r["parameters"]["levels"]["semantic"]["code_threshold"] == 0.28
+    p = r["parameters"]["levels"]["semantic"]
+    assert (p["code_threshold"], p["code_prose_weight"], p["code_literal_weight"]) == (0.28, 0.5, 0.15)
     assert not [m for m in r["near_misses"] if m["train_id"] == "t-same-shape"]
 
 

@@ -436,8 +436,11 @@ class SemanticIndex:
 
     def parameters(self) -> dict[str, Any]:
         return {
-            "method": "character 2-5-gram TF-IDF cosine of the records, anchored on equal final answers"
+            "method": "character 2-5-gram TF-IDF cosine of the records (against code: averaged with the cosine of their prose, "
+                      "plus the literals' overlap), anchored on equal final answers"
                       + (", averaged with an embedding cosine" if self.embedder else ""),
+            "code_prose_weight": PROSE_WEIGHT,
+            "code_literal_weight": LITERAL_WEIGHT,
             "threshold": self.threshold,
             "code_threshold": self.code_threshold,
             "other_code_threshold": self.other_code_threshold,

@@ -7,7 +7,10 @@ false positive *and* a missed rephrase). Two protocols:
 
 * ``paper``: train = the rephrases only (as in the paper's table);
 * ``mixed``: the rephrases hidden among real unrelated train data (GSM8K train for GSM8K,
-  MBPP for HumanEval), one setting for all sets.
+  MBPP for HumanEval), one setting for all sets;
+* ``cross``: as ``mixed``, but only the even eval items are eval: the odd items' rephrases
+  are negatives written in the same style by the same rephraser (a precision check against
+  features that only tell the rephraser's style from the unrelated data: not used for tuning).
 
 Eval items are split by parity (even: tune, odd: held-out); train negatives by row parity.
 ``--tune`` searches the two thresholds on the tune half of the mixed protocol and prints the
@@ -16,6 +19,7 @@ both halves, so a default tuned on the held-out half would show.
 
     python benchmarks/bench_semantic.py            # F1 table (needs ../shared/data)
     python benchmarks/bench_semantic.py --tune     # threshold search on the tune half
+    python benchmarks/bench_semantic.py --tune --embedder   # the embedder's thresholds, the same way
     python benchmarks/bench_semantic.py --cost 1000000   # + the 1M-record scan cost
 """
 
@@ -115,7 +119,9 @@ def cases(name: str) -> dict[str, Case]:
     paper = Case(evals, [r for _, r in pos], [i for i, _ in pos], [i % 2 for i, _ in pos])
     mixed_train = [r._replace(row=j) for j, r in enumerate([r for _, r in pos] + neg)]
     mixed = Case(evals, mixed_train, paper.truth + [-1] * len(neg), paper.half + [j % 2 for j in range(len(neg))])
-    return {"paper": paper, "mixed": mixed}
+    # only the even items are eval: the odd items' rephrases are negatives in the very same style
+    cross = Case(evals[::2], mixed_train, [i // 2 if i % 2 == 0 else -1 for i, _ in pos] + [-1] * len(neg), [0] * len(mixed_train))
+    return {"paper": paper, "mixed": mixed, "cross": cross}
 
 
 def best_pairs(case: Case, cfg: ScanConfig) -> list[tuple[int, float, int, float, bool]]:
@@ -123,18 +129,20 @@ def best_pairs(case: Case, cfg: ScanConfig) -> list[tuple[int, float, int, float
     idx = SemanticIndex(case.evals, cfg).with_train_sample(case.train[: cfg.sample_size])
     import numpy as np
 
-    from leakcheck.detect.semantic import NUMBER_WEIGHT, anchor_key, number_keys
+    from leakcheck.detect.semantic import NUMBER_WEIGHT, anchor_key, number_keys, record_text
 
     out = []
     for i in range(0, len(case.train), 4096):
         batch = case.train[i : i + 4096]
-        x = idx.vectors([r.prompt for r in batch])
         keys = np.array([anchor_key(r.target) for r in batch], dtype=np.uint64)
+        texts = [record_text(r, k) for r, k in zip(batch, keys.tolist())]
+        x = idx.vectors(texts)
+        code = idx.code_views(texts) if idx.has_code else None
         nums = [number_keys(r.prompt) if k else frozenset() for r, k in zip(batch, keys.tolist())]
-        a, p = idx._anchored(x, keys, nums, 1, {"semantic_anchored_pairs": 0}), idx._plain(x, keys, 1)
+        a, p = idx._anchored(x, keys, nums, 1, {"semantic_anchored_pairs": 0}), idx._plain(x, code, keys, 1)
         for aa, pp in zip(a, p):
             ea, sa = (aa[0][0], aa[0][1] + NUMBER_WEIGHT * aa[0][2]) if aa else (-1, -1.0)
-            ep, sp = pp[0] if pp else (-1, -1.0)
+            ep, sp = pp[0][:2] if pp else (-1, -1.0)
             out.append((ea, sa, ep, sp, bool(pp and idx.code_kind[ep] > 0)))
     return out
 
@@ -187,7 +195,8 @@ def table(cfg: ScanConfig, only: list[str] | None = None) -> None:
             t, h, a = (f1(case, preds, half) for half in (0, 1, None))
             bert, gpt = PAPER.get(name, (None, None))
             ref = f"{bert:>15.3f}{gpt:>7.3f}" if bert is not None and proto == "paper" else f"{'-':>15}{'-':>7}"
-            print(f"{name:<23}{proto:<8}{t[0]:>9.3f}{h[0]:>12.3f}{a[0]:>8.3f}{f'{a[1]}/{a[2]}/{a[3]}':>16}{ref}")
+            halves = f"{'-':>9}{'-':>12}" if proto == "cross" else f"{t[0]:>9.3f}{h[0]:>12.3f}"
+            print(f"{name:<23}{proto:<8}{halves}{a[0]:>8.3f}{f'{a[1]}/{a[2]}/{a[3]}':>16}{ref}")
 
 
 def tune(cfg: ScanConfig) -> None:
@@ -207,6 +216,37 @@ def tune(cfg: ScanConfig) -> None:
     for half, what in ((0, "tune"), (1, "held-out")):
         m, f = mean_f1(t, half)
         print(f"threshold={t[0]:.2f} code_threshold={t[1]:.2f} anchored_threshold={t[2]:.2f}: {what} F1 mean {m:.3f}, "
+              + ", ".join(f"{n} {x:.3f}" for n, x in zip(scored, f)))
+
+
+def tune_blended() -> None:
+    """The embedder's two thresholds on the tune half of the mixed protocol (MMLU, HumanEval): best mean F1.
+
+    Each set's eval records are all prose or all code, so the best candidate of a train record
+    does not depend on the thresholds: one probe per set (embeddings computed once), then a grid.
+    """
+    floor = ScanConfig(levels=("semantic",), semantic=SemanticConfig(threshold=0.01, code_threshold=0.01, near_miss_margin=0.0))
+    scored = {}
+    for name in ("mmlu_abstract_algebra", "humaneval_python", "humaneval_c"):
+        case = cases(name)["mixed"]
+        idx = SemanticIndex(case.evals, floor).with_train_sample(case.train[: floor.sample_size])
+        rows = []  # (train row, eval, score, scored by characters alone)
+        for i in range(0, len(case.train), 4096):
+            rows += [(i + m.pos, m.eval_idx, m.score, m.detail.get("embedding") is None) for m in idx.probe(case.train[i : i + 4096])]
+        scored[name] = case, rows
+
+    def mean_f1(t: tuple[float, float], half: int) -> tuple[float, list[float]]:
+        f = []
+        for name, (case, rows) in scored.items():
+            th = t[0] if name.startswith("mmlu") else t[1]
+            f.append(f1(case, {j: e for j, e, sc, lex in rows if sc >= (LEXICAL[1] if lex and not name.startswith("mmlu") else th)}, half)[0])
+        return statistics.mean(f), f
+
+    grid = [x / 100 for x in range(10, 91, 1)]
+    t = max(((a, b) for a in grid for b in grid), key=lambda tt: (mean_f1(tt, 0)[0], -abs(tt[0] - BLENDED[0]) - abs(tt[1] - BLENDED[1])))
+    for half, what in ((0, "tune"), (1, "held-out")):
+        m, f = mean_f1(t, half)
+        print(f"embedder threshold={t[0]:.2f} code_threshold={t[1]:.2f}: {what} F1 mean {m:.3f}, "
               + ", ".join(f"{n} {x:.3f}" for n, x in zip(scored, f)))
 
 
@@ -273,7 +313,9 @@ def main() -> None:
     if not DATA.is_dir():
         sys.exit(f"{DATA} is not present")
     cfg = ScanConfig(levels=("semantic",), semantic=SemanticConfig(embedder="none"))
-    if args.tune:
+    if args.tune and args.embedder:
+        tune_blended()
+    elif args.tune:
         tune(cfg)
     elif args.embedder:
         table(ScanConfig(levels=("semantic",)), ["mmlu_abstract_algebra", "humaneval_python", "humaneval_c"])

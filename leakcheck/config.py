@@ -325,8 +325,9 @@ class SemanticConfig:
     """Paraphrase settings (the ``semantic`` level, :mod:`leakcheck.detect.semantic`).
 
     ``threshold``: cosine of character 2-5-gram TF-IDF vectors a match needs when the targets
-    cannot be compared; ``code_threshold`` the same for an eval record that is code (a
-    rephrased program renames what it can: its vectors drift further). ``None``: the default
+    cannot be compared; ``code_threshold`` the same for an eval record that is code, scored
+    on its whole text, its prose and its literals (a rephrased program renames what it can:
+    its vectors drift further). ``None``: the default
     of the score in use (with an embedder the mean of both cosines, see
     :mod:`leakcheck.detect.semantic`). ``anchored_threshold``: the lower cosine that suffices when
     both records state the same final answer (a different final answer rules the pair out).
@@ -336,7 +337,7 @@ class SemanticConfig:
 
     threshold: float | None = None
     code_threshold: float | None = None
-    anchored_threshold: float = 0.48
+    anchored_threshold: float = 0.44
     near_miss_margin: float = 0.1
     embedder: str | None = None
 

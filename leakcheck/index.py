@@ -338,7 +338,11 @@ class EvalIndex:
         for lv in h["levels"]:
             prefix = f"{lv}/"
             part_arrays = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
-            parts[lv] = REGISTRY[lv].load(cfg, h["parts"][lv], part_arrays)
+            try:
+                parts[lv] = REGISTRY[lv].load(cfg, h["parts"][lv], part_arrays)
+            except KeyError as exc:  # a part saved by a leakcheck that stored less (same format version)
+                raise InputError(p, None, f"its {lv} part lacks {exc} (written by leakcheck {h.get('leakcheck_version')})",
+                                 "rebuild it with this leakcheck: leakcheck index ...") from None
         sets = tuple(_set_from(d) for d in h["sets"])
         return cls(sets, meta, parts, h["knobs"], int(h.get("train_sample", 0)))
 

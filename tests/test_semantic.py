@@ -49,9 +49,9 @@ def test_rephrases_are_found_and_a_template_sibling_with_another_answer_is_not(t
     assert found(r) == [("e-eggs", "t-rephrase", "pair", "semantic"), ("e-garden", "t-garden-rephrase", "pair", "semantic")]
     d = r["findings"][0]["detail"]
     assert (d["lexical"], d["numbers"], d["embedding"], d["target_agreement"], d["target_agrees"]) == (
-        0.5701, 1.0, None, "agree", "same final answer: 18")
-    assert r["findings"][0]["score"] == round(0.5701 + 0.3 * 1.0, 4)
-    assert r["parameters"]["levels"]["semantic"]["anchored_threshold"] == 0.48
+        0.4141, 1.0, None, "agree", "same final answer: 18")
+    assert r["findings"][0]["score"] == round(0.4141 + 0.3 * 1.0, 4)
+    assert r["parameters"]["levels"]["semantic"]["anchored_threshold"] == 0.44
 
 
 def test_anchoring_a_different_answer_rules_a_rephrase_out(tmp_path, jsonl):
@@ -62,7 +62,7 @@ def test_anchoring_a_different_answer_rules_a_rephrase_out(tmp_path, jsonl):
 
 
 def test_without_targets_the_prose_threshold_decides(tmp_path):
-    """No answer to agree on: the lexical cosine alone, against the higher prose threshold (0.48)."""
+    """No answer to agree on: the lexical cosine alone, against the prose threshold (0.36)."""
     rc, r = scan(tmp_path, str(EVAL), "--train-target-field", "none")
     assert rc == 1
     # t-sibling copies the template word for word: without its answer nothing tells it apart
@@ -120,7 +120,7 @@ def test_index_round_trip_holds_no_eval_text_and_finds_the_same(tmp_path, monkey
         "semantic: embedding re-rank off (the eval index holds no embeddings): lexical and final-answer evidence only; "
         f"rebuild the index with leakcheck[semantic] installed ({INSTALL_HINT})"]
     assert [(f["eval_id"], f["train_id"], f["score"]) for f in indexed["findings"]] == [
-        ("e-eggs", "t-rephrase", 0.8701), ("e-garden", "t-garden-rephrase", 0.8159)]
+        ("e-eggs", "t-rephrase", 0.7141), ("e-garden", "t-garden-rephrase", 0.7079)]
 
 
 def test_findings_are_the_same_with_two_jobs_and_many_shards(tmp_path, monkeypatch):
@@ -172,9 +172,9 @@ def test_with_the_extra_the_packaged_model_re_ranks_and_a_model_folder_gives_the
     _, r = scan(tmp_path, str(EVAL), name="packaged")
     # anchored matches need no embedding: the same findings and scores as without the model
     assert found(r) == [("e-eggs", "t-rephrase", "pair", "semantic"), ("e-garden", "t-garden-rephrase", "pair", "semantic")]
-    assert [(f["score"], f["detail"]["embedding"]) for f in r["findings"]] == [(0.8701, None), (0.8159, None)]
+    assert [(f["score"], f["detail"]["embedding"]) for f in r["findings"]] == [(0.7141, None), (0.7079, None)]
     assert r["parameters"]["levels"]["semantic"]["embedder"] == "all-MiniLM-L6-v2 (int8 ONNX)"
-    assert (r["parameters"]["levels"]["semantic"]["threshold"], r["parameters"]["levels"]["semantic"]["code_threshold"]) == (0.48, 0.49)
+    assert (r["parameters"]["levels"]["semantic"]["threshold"], r["parameters"]["levels"]["semantic"]["code_threshold"]) == (0.46, 0.49)
     assert not [n for n in r["notes"] if n.startswith("semantic:")]
     # without targets the embedding re-ranks: the score is the mean of both cosines
     _, r = scan(tmp_path, str(EVAL), "--train-target-field", "none", name="plain")
@@ -206,8 +206,8 @@ def test_two_saved_indexes_scan_like_one_eval_file(tmp_path):
     assert res.exit_code == 1, res.output
     reports = [json.loads((tmp_path / f"two.part{i}.json").read_text()) for i in (0, 1)]  # one file per eval set
     got = [(f["eval_set"], f["eval_id"], f["train_id"], f["score"]) for r in reports for f in r["findings"]]
-    assert got == [("part0", "e-eggs", "t-rephrase", 0.8701), ("part1", "e-garden", "t-garden-rephrase", 0.8159)]
-    assert [f["score"] for f in one["findings"]] == [0.8701, 0.8159]
+    assert got == [("part0", "e-eggs", "t-rephrase", 0.7141), ("part1", "e-garden", "t-garden-rephrase", 0.7079)]
+    assert [f["score"] for f in one["findings"]] == [0.7141, 0.7079]
 
 
 class _Constant:
@@ -227,11 +227,11 @@ def test_an_embedding_re_ranks_prose_and_python_but_not_other_code(monkeypatch):
     c = "int add(int a, int b) {\n    /* the sum of a and b */\n    return a + b;\n}\n"
     ev = [Record("py", 1, py), Record("c", 2, c), Record("prose", 3, "Which city is the capital of France?")]
     idx = SemanticIndex(ev, ScanConfig(levels=("semantic",)))
-    assert idx.code_kind.tolist() == [1, 2, 0] and (idx.threshold, idx.code_threshold, idx.other_code_threshold) == (0.48, 0.49, 0.28)
-    train = [Record("t-py", 0, 'def plus(x, y):\n    """Give back x added to y."""\n    return x + y\n'),
-             Record("t-c", 1, "int plus(int x, int y) {\n    /* x added to y */\n    return x + y;\n}\n"),
+    assert idx.code_kind.tolist() == [1, 2, 0] and (idx.threshold, idx.code_threshold, idx.other_code_threshold) == (0.46, 0.49, 0.28)
+    train = [Record("t-py", 0, 'def plus(x, y):\n    """Return the sum of x and y."""\n    return x + y\n'),
+             Record("t-c", 1, "int plus(int x, int y) {\n    /* the sum of x and y */\n    return x + y;\n}\n"),
              Record("t-prose", 2, "What is France's capital city?")]
-    got = {train[m.pos].id: (ev[m.eval_idx].id, m.detail["embedding"], round(m.score - m.detail["lexical"], 4))
+    got = {train[m.pos].id: (ev[m.eval_idx].id, m.detail["embedding"], round(m.score - _characters(m.detail), 4))
            for m in idx.probe(train) if not m.below}
     assert got["t-py"][:2] == ("py", 1.0) and got["t-prose"][:2] == ("prose", 1.0)
     assert got["t-py"][2] > 0 and got["t-prose"][2] > 0  # the mean with cosine 1.0 lifts the score
@@ -244,4 +244,9 @@ def test_a_c_translation_of_a_python_eval_item_is_scored_on_characters(monkeypat
     idx = SemanticIndex(ev, ScanConfig(levels=("semantic",)))
     c = Record("t-c", 0, "```c\nint add(int a, int b) {\n    /* Return the sum of a and b. */\n    return a + b;\n}\n```")
     (m,) = list(idx.probe([c]))
-    assert (m.eval_idx, m.below, m.detail["embedding"], abs(m.score - m.detail["lexical"]) < 1e-4) == (0, False, None, True)
+    assert (m.eval_idx, m.below, m.detail["embedding"], abs(m.score - _characters(m.detail)) < 1e-4) == (0, False, None, True)
+
+
+def _characters(d: dict) -> float:
+    """The score on characters alone: the cosine, or for code the mean with the prose cosine plus 0.15 x the literals' Jaccard."""
+    return d["lexical"] if d.get("prose") is None else (d["lexical"] + d["prose"]) / 2 + 0.15 * d["literals"]

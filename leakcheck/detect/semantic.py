@@ -1,9 +1,10 @@
 """The ``semantic`` level: rephrased eval prompts, found offline, anchored on the reward target.
 
 A rephrase keeps few word n-grams of its source, so ``near`` and ``contained`` miss it. It
-keeps many *character* n-grams (names, numbers, stems of content words), and it keeps its
-final answer. Each train prompt is compared with every eval prompt as the cosine of their
-character 2-5-gram TF-IDF vectors (hashed features, IDF from the eval prompts and the train
+keeps many *character* n-grams (names, numbers, stems of content words, and in code the
+operators and punctuation between them), and it keeps its final answer. Each train prompt is
+compared with every eval prompt as the cosine of their character 2-5-gram TF-IDF vectors
+(hashed features, n-grams across word boundaries, IDF from the eval prompts and the train
 sample), and each train record is matched to its best eval record:
 
 * both records state a final answer (GSM8K's ``#### 18``, ``\\boxed{}``, a numeric short
@@ -14,15 +15,20 @@ sample), and each train record is matched to its best eval record:
   ``anchored_threshold``;
 * the answers differ: never a match (a template sibling with another answer);
 * no answer on one side (code, prose, no target): ``threshold``, or ``code_threshold`` when
-  the eval record is code (a rephrased program renames its identifiers: lower cosines).
+  the eval record is code. Against code the score is the mean of the whole-text cosine and
+  the cosine of the two texts' prose (docstrings, comments, strings, prose lines:
+  :func:`~.codeprose.prose_of`), plus ``LITERAL_WEIGHT`` times the Jaccard of their literals
+  (a rephrased program renames its identifiers and restructures its body, but keeps its
+  description and its examples' values; a program for a similar task shares boilerplate
+  and neither).
 
 An optional embedding model (``leakcheck[semantic]``) re-ranks the unanchored candidates:
-the score is then the mean of the lexical cosine and the cosine of sentence embeddings of the
-eval prompt (its question or docstring: what a rephrase keeps in words) and the train text,
-against its own defaults (:data:`BLENDED`). Anchored matches need no
-embedding (the answer and the numbers are stronger evidence, and it keeps 1M records cheap),
-and code other than Python, on either side, is scored lexically (MiniLM ranked C translations
-worse than the character n-grams did: F1 0.746 against 0.884 on HumanEval-C).
+the score is then the mean of the lexical score and the cosine of sentence embeddings of the
+eval prompt (its question; for code the prose of the record) and the train text (its prose
+when a candidate is code), against its own defaults (:data:`BLENDED`). Anchored matches need
+no embedding (the answer and the numbers are stronger evidence, and it keeps 1M records
+cheap), and code other than Python, on either side, is scored lexically (MiniLM ranked C
+translations worse than the character n-grams did).
 
 >>> from leakcheck.records import Record
 >>> from leakcheck.config import ScanConfig, SemanticConfig
@@ -48,16 +54,26 @@ from ..config import ScanConfig
 from ..records import Record
 from .agree import _code_of
 from .base import Match
+from .codeprose import prose_of
 
-N_FEATURES = 1 << 20
-#: Default (prose, code) thresholds of the lexical cosine, chosen with ``bench_semantic.py --tune``.
-LEXICAL = (0.48, 0.28)
-#: The same for the mean of lexical and embedding cosines (best F1 on MMLU abstract algebra and
-#: HumanEval Python, mixed protocol; not held out, see the README).
-BLENDED = (0.48, 0.49)
+N_BITS = 20
+N_FEATURES = 1 << N_BITS
+#: Default (prose, code) thresholds of the lexical score, chosen with ``bench_semantic.py --tune`` (tune half, mixed protocol).
+LEXICAL = (0.36, 0.28)
+#: The same for the mean of lexical score and embedding cosine, chosen with ``--tune --embedder``
+#: (tune half of MMLU abstract algebra and HumanEval Python/C, mixed protocol).
+BLENDED = (0.46, 0.49)
 #: Weight of the prompts' number overlap in an anchored score (chosen on GSM8K's tune half).
 NUMBER_WEIGHT = 0.3
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+#: Weight of the prose cosine (docstrings, comments) against the whole-text cosine when code is compared with code
+#: (0.3-0.5 tie on the tune half; higher is worse).
+PROSE_WEIGHT = 0.5
+#: Weight of the literals' overlap (numbers, short strings) when code is compared with code (chosen on the tune half).
+LITERAL_WEIGHT = 0.15
+_LITERAL = re.compile(r"-?\d+(?:\.\d+)?|'[^'\n]{0,40}'|\"[^\"\n]{0,40}\"")
+#: Candidates per train record whose literals are compared (the best by cosine).
+_LITERAL_K = 10
 NGRAMS = (2, 5)
 #: What the level counts while probing (summed over shards into the report's parameters).
 STAT_KEYS = ("semantic_texts", "semantic_texts_compared", "semantic_anchored_pairs")
@@ -70,17 +86,61 @@ _RERANK_FLOOR = 0.15
 _RERANK_K = 5
 
 
-def _vectorizer() -> Any:
-    from sklearn.feature_extraction.text import HashingVectorizer
-
-    return HashingVectorizer(analyzer="char_wb", ngram_range=NGRAMS, n_features=N_FEATURES, alternate_sign=False,
-                             norm=None, lowercase=True, dtype=np.float32)
+_WHITESPACE = re.compile(r"\s\s+")
+#: Multiplier of the n-gram's polynomial hash of code points, and the multiplier whose top bits pick its feature.
+_P, _MIX = np.uint64(0x100000001B3), np.uint64(0x9E3779B97F4A7C15)
+#: Characters hashed at once (bounds the memory of the numpy arrays).
+_CHUNK_CHARS = 1 << 20
 
 
 def term_counts(texts: Sequence[str]) -> Any:
-    """Sublinear term frequencies (``1 + log tf``) of hashed character n-grams, one CSR row per text."""
-    m = _vectorizer().transform(list(texts)).tocsr()
+    """Sublinear term frequencies (``1 + log tf``) of hashed character 2-5-grams, one CSR row per text.
+
+    The n-grams are scikit-learn's ``analyzer="char"`` ones (lower-cased, runs of whitespace as
+    one space, across word boundaries), hashed in numpy for a whole batch at once: 3x faster
+    than the analyzer's Python loop, which was three quarters of the level's time.
+
+    >>> m = term_counts(["abc", "ABC", ""])
+    >>> m.shape == (3, N_FEATURES), m[0].nnz, (m[0] != m[1]).nnz, m[2].nnz
+    (True, 3, 0, 0)
+    """
+    from scipy.sparse import vstack
+
+    docs = [_WHITESPACE.sub(" ", t.lower()) for t in texts]
+    parts, start, size = [], 0, 0
+    for i, d in enumerate(docs):
+        size += len(d)
+        if size >= _CHUNK_CHARS:
+            parts.append(_ngram_counts(docs[start : i + 1]))
+            start, size = i + 1, 0
+    if start < len(docs) or not parts:
+        parts.append(_ngram_counts(docs[start:]))
+    m = vstack(parts).tocsr() if len(parts) > 1 else parts[0]
     m.data = (1.0 + np.log(m.data)).astype(np.float32)
+    return m
+
+
+def _ngram_counts(docs: list[str]) -> Any:
+    """Counts of hashed character 2-5-grams: every n-gram start position of the joined docs, those inside one doc kept."""
+    from scipy.sparse import csr_matrix
+
+    lens = np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs))
+    cps = np.frombuffer("".join(docs).encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    row = np.repeat(np.arange(len(docs), dtype=np.int64), lens)
+    end = np.repeat(np.cumsum(lens), lens)  # where the doc holding each position ends
+    pos = np.arange(len(cps), dtype=np.int64)
+    rows, feats, h = [], [], cps
+    for n in range(NGRAMS[0] - 1, NGRAMS[1]):  # h[i]: hash of the (n + 1)-gram starting at i
+        h = h[:-1] * _P + cps[n:]
+        if n + 1 < NGRAMS[0]:
+            continue
+        ok = pos[: len(h)] + n + 1 <= end[: len(h)]
+        rows.append(row[: len(h)][ok])
+        feats.append(((h[ok] * _MIX) >> np.uint64(64 - N_BITS)).astype(np.int64))
+    r, f = np.concatenate(rows), np.concatenate(feats)
+    m = csr_matrix((np.ones(len(r), dtype=np.float32), (r, f)), shape=(len(docs), N_FEATURES))
+    m.sum_duplicates()
+    m.sort_indices()
     return m
 
 
@@ -95,6 +155,19 @@ def number_keys(text: str) -> frozenset[int]:
 
 def _jaccard(a: frozenset[int], b: frozenset[int]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
+
+
+def literal_keys(text: str) -> frozenset[int]:
+    """Hashes of the numbers and short string literals in code, quotes dropped (``'ab'`` = ``"ab"``).
+
+    A rephrased or translated program renames its identifiers but keeps its examples' values.
+
+    >>> literal_keys("f([1, 2.5], 'ab') == 3") == literal_keys('g(list_of(1, 2.5), "ab") returns 3')
+    True
+    """
+    # a docstring's quotes are no empty string literal
+    text = text.replace('"""', " ").replace("'''", " ")
+    return frozenset(xxhash.xxh3_64_intdigest(m.strip("'\"").encode()) for m in _LITERAL.findall(text))
 
 
 def anchor_key(target: Any) -> int:
@@ -113,6 +186,8 @@ def anchor_key(target: Any) -> int:
 
 
 _CODE_KINDS = {None: 0, "py": 1, "lex": 2}
+#: A candidate of a train record without a final answer in common: (eval, score, lexical, prose, literals).
+Plain = tuple[int, float, float, float | None, float | None]
 
 
 def _kind(code: tuple[str, int, int] | None) -> str | None:
@@ -126,6 +201,15 @@ def _c_like(text: str) -> bool:
     (True, False)
     """
     return "{" in text and ";" in text and _kind(_code_of(text)) == "lex"
+
+
+def embed_text(r: Record, kind: int) -> str:
+    """What an eval record is embedded as: its prompt, or for code the prose of the whole record."""
+    return (prose_of(record_text(r, 0)) or r.prompt) if kind else r.prompt
+
+
+def _embeddable(text: str, against_code: bool) -> str:
+    return (prose_of(text) or text) if against_code else text
 
 
 def record_text(r: Record, anchor: int) -> str:
@@ -157,11 +241,13 @@ class SemanticIndex:
             self.tf = term_counts([record_text(r, k) for r, k in zip(evals, self.anchors.tolist())])
             self.numbers = [number_keys(r.prompt) for r in evals]
             self.code_kind = np.array([_CODE_KINDS[_kind(_code_of(record_text(r, 0)))] for r in evals], dtype=np.uint8)
+            self.literals = [literal_keys(record_text(r, 0)) if kind else frozenset() for r, kind in zip(evals, self.code_kind.tolist())]
+            self.tf_prose = term_counts([prose_of(record_text(r, 0)) if kind else "" for r, kind in zip(evals, self.code_kind.tolist())])
             self.df_eval = _doc_freq(self.tf)
             self.df_train = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
             self.primed = 0
             self.embedder = _embedder(c.embedder)
-            self.emb = self.embedder.encode([r.prompt for r in evals]) if self.embedder else None
+            self.emb = self.embedder.encode([embed_text(r, int(kind)) for r, kind in zip(evals, self.code_kind.tolist())]) if self.embedder else None
         self._derive()
         prose, code = BLENDED if self.emb is not None else LEXICAL
         self.threshold = prose if c.threshold is None else c.threshold
@@ -182,6 +268,8 @@ class SemanticIndex:
         self.idf = (np.log((1.0 + n) / (1.0 + df)) + 1.0).astype(np.float32)
         self.eval_vecs = _normalise(self.tf.multiply(self.idf[None, :]).tocsr())
         self.eval_t = self.eval_vecs.T.tocsr()
+        self.prose_t = _normalise(self.tf_prose.multiply(self.idf[None, :]).tocsr()).T.tocsr()
+        self.has_code = bool((self.code_kind > 0).any())
         by_key: dict[int, list[int]] = {}
         for i, k in enumerate(self.anchors.tolist()):
             if k:
@@ -219,12 +307,14 @@ class SemanticIndex:
         # a final answer no eval record states rules out every eval record that states one
         live = [not k or k in self.by_anchor or len(self.unanchored) > 0 for k in keys.tolist()]
         stats["semantic_texts_compared"] += sum(live)
-        x = self.vectors([record_text(r, k) if ok else "" for r, k, ok in zip(batch, keys.tolist(), live)])
+        texts = [record_text(r, k) if ok else "" for r, k, ok in zip(batch, keys.tolist(), live)]
+        x = self.vectors(texts)
+        code = self.code_views(texts) if self.has_code else None
         numbers = [number_keys(r.prompt) if k and ok else frozenset() for r, k, ok in zip(batch, keys.tolist(), live)]
         k = _RERANK_K if self.emb is not None else 1
         cand_a = self._anchored(x, keys, numbers, 1, stats)
-        cand_p = self._plain(x, keys, k)
-        emb = self._train_embeddings(batch, keys, cand_a, cand_p)
+        cand_p = self._plain(x, code, keys, k)
+        emb = self._train_embeddings(texts, cand_p)
         for pos in range(len(batch)):
             m = self._decide(pos, cand_a[pos], cand_p[pos], emb)
             if m is not None:
@@ -250,34 +340,69 @@ class SemanticIndex:
         # best first, ties in eval order: the same whatever the batch
         return [[(e, s, n) for _, e, s, n in sorted(o, key=lambda t: (-t[0], t[1]))[:k]] for o in out]
 
-    def _plain(self, x: Any, keys: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
-        """Per train row, its ``k`` best eval records among those its final answer does not rule out: (eval, lexical)."""
-        out: list[list[tuple[int, float]]] = [[] for _ in range(x.shape[0])]
+    def code_views(self, texts: Sequence[str]) -> tuple[Any, list[frozenset[int]]]:
+        """What train texts are compared with eval code on: prose vectors and literal keys."""
+        return self.vectors([prose_of(t) for t in texts]), [literal_keys(t) for t in texts]
+
+    def _plain(self, x: Any, code_side: tuple[Any, list[frozenset[int]]] | None, keys: np.ndarray,
+               k: int) -> list[list[Plain]]:
+        """Per train row, its ``k`` best eval records among those its final answer does not rule out.
+
+        Each as (eval, score, lexical, prose, literals). Against an eval record that is code the
+        score is the mean of the whole-text cosine and the cosine of the two texts' prose
+        (:func:`prose_of`: what a rephrase keeps in words), plus ``LITERAL_WEIGHT`` times the
+        Jaccard of their literals (a rephrase keeps its examples' values; a program solving a
+        similar task has others); otherwise the whole-text cosine alone.
+        """
+        out: list[list[Plain]] = [[] for _ in range(x.shape[0])]
+        xp, lits = code_side if code_side is not None else (None, [])
         # a train record stating an answer is compared only with eval records stating none
         for rows, cols in ((np.flatnonzero(keys == 0), None), (np.flatnonzero(keys != 0), self.unanchored)):
             if len(rows) == 0 or (cols is not None and len(cols) == 0):
                 continue
             et = self.eval_t if cols is None else self.eval_t[:, cols]
+            pt = None if code_side is None else self.prose_t if cols is None else self.prose_t[:, cols]
+            ids = np.arange(self.E) if cols is None else cols
+            code = self.code_kind[ids] > 0
             step = max(1, _BLOCK_CELLS // max(1, et.shape[1]))
             for i in range(0, len(rows), step):
                 part = rows[i : i + step]
-                sims = (x[part] @ et).toarray()
-                top = np.argsort(-sims, axis=1, kind="stable")[:, :k]
-                for pos, js, ss in zip(part.tolist(), top.tolist(), np.take_along_axis(sims, top, axis=1).tolist()):
-                    out[pos] = [(int(j if cols is None else cols[j]), float(v)) for j, v in zip(js, ss)]
+                lex = (x[part] @ et).toarray()
+                prose = None if xp is None or pt is None else (xp[part] @ pt).toarray()
+                sims = lex if prose is None else np.where(code[None, :], (1 - PROSE_WEIGHT) * lex + PROSE_WEIGHT * prose, lex)
+                top = np.argsort(-sims, axis=1, kind="stable")[:, : max(k, _LITERAL_K) if prose is not None else k]
+                for q, (pos, js) in enumerate(zip(part.tolist(), top.tolist())):
+                    if prose is None:
+                        out[pos] = [(int(ids[j]), float(sims[q, j]), float(lex[q, j]), None, None) for j in js]
+                    else:
+                        out[pos] = self._with_literals(js, ids, code, sims[q], lex[q], prose[q], lits[pos], k)
         return out
 
-    def _train_embeddings(self, batch: Sequence[Record], keys: np.ndarray, cand_a: list, cand_p: list) -> dict[int, np.ndarray]:
-        """Embeddings of the train texts whose lexical evidence is close enough for an embedding to matter."""
+    def _with_literals(self, js: list[int], ids: np.ndarray, code: np.ndarray, sims: np.ndarray, lex: np.ndarray,
+                       prose: np.ndarray, lits: frozenset[int], k: int) -> list[Plain]:
+        """The ``k`` best of candidates ``js`` once code candidates add their literals' overlap."""
+        cand = []
+        for j in js:
+            e = int(ids[j])
+            p, lit = (float(prose[j]), _jaccard(lits, self.literals[e])) if code[j] else (None, None)
+            cand.append((float(sims[j]) + LITERAL_WEIGHT * (lit or 0.0), e, float(lex[j]), p, lit))
+        # best first, ties in eval order: the same whatever the batch
+        return [(e, s, lx, p, lit) for s, e, lx, p, lit in sorted(cand, key=lambda c: (-c[0], c[1]))[:k]]
+
+    def _train_embeddings(self, texts: Sequence[str], cand_p: list) -> dict[int, np.ndarray]:
+        """Embeddings of the train texts whose lexical evidence is close enough for an embedding to matter.
+
+        Against code, what is embedded is the text's prose (docstrings, comments): MiniLM reads
+        words, and a rephrase keeps its words, not its identifiers.
+        """
         if self.emb is None or self.embedder is None:
             return {}
         need = [p for p, b in enumerate(cand_p) if any(c[1] >= _RERANK_FLOOR for c in b)]
-        texts = [record_text(batch[p], int(keys[p])) for p in need]
-        keep = [i for i, t in enumerate(texts) if not _c_like(t)]  # C-like train code: characters only
-        need, texts = [need[i] for i in keep], [texts[i] for i in keep]
-        return dict(zip(need, self.embedder.encode(texts))) if need else {}
+        need = [p for p in need if not _c_like(texts[p])]  # C-like train code: characters only
+        chosen = [_embeddable(texts[p], any(self.code_kind[c[0]] > 0 for c in cand_p[p])) for p in need]
+        return dict(zip(need, self.embedder.encode(chosen))) if need else {}
 
-    def _decide(self, pos: int, cand_a: list[tuple[int, float, float]], cand_p: list[tuple[int, float]],
+    def _decide(self, pos: int, cand_a: list[tuple[int, float, float]], cand_p: list[Plain],
                 emb: dict[int, np.ndarray]) -> Match | None:
         """The match of train row ``pos``, if a candidate passes (or nearly passes) its threshold."""
         found = []  # (margin over threshold, -eval, score, detail)
@@ -285,15 +410,16 @@ class SemanticIndex:
             score = lexical + NUMBER_WEIGHT * nums
             found.append((score - self.anchored_threshold, -e, score,
                           {"lexical": round(lexical, 4), "numbers": round(nums, 4), "embedding": None, "target_agreement": "agree"}))
-        for e, lexical in cand_p:
+        for e, lexical_score, lexical, prose, lits in cand_p:
             kind = int(self.code_kind[e])
             # MiniLM reads prose and Python; on C-like code it ranks worse than the characters do
             cos = self._cos(pos, e, emb) if kind != 2 else None
             if cos is None and kind == 1 and self.emb is not None:
                 kind = 2  # Python eval, C-like train text: scored on characters
-            score = self._blend(lexical, cos)
+            score = self._blend(lexical_score, cos)
             threshold = (self.threshold, self.code_threshold, self.other_code_threshold)[kind]
-            found.append((score - threshold, -e, score, {"lexical": round(lexical, 4), "embedding": cos, "target_agreement": "unknown"}))
+            found.append((score - threshold, -e, score, {"lexical": round(lexical, 4), "prose": _round(prose), "literals": _round(lits),
+                                                         "embedding": cos, "target_agreement": "unknown"}))
         if not found:
             return None
         over, neg_e, score, detail = max(found, key=lambda f: (f[0], f[1]))
@@ -314,8 +440,11 @@ class SemanticIndex:
 
     def parameters(self) -> dict[str, Any]:
         return {
-            "method": "character 2-5-gram TF-IDF cosine of the records, anchored on equal final answers"
+            "method": "character 2-5-gram TF-IDF cosine of the records (against code: averaged with the cosine of their prose, "
+                      "plus the literals' overlap), anchored on equal final answers"
                       + (", averaged with an embedding cosine" if self.embedder else ""),
+            "code_prose_weight": PROSE_WEIGHT,
+            "code_literal_weight": LITERAL_WEIGHT,
             "threshold": self.threshold,
             "code_threshold": self.code_threshold,
             "other_code_threshold": self.other_code_threshold,
@@ -349,7 +478,11 @@ class SemanticIndex:
                   "anchors": self.anchors, "code_kind": self.code_kind, "df_eval_idx": self.df_eval[0], "df_eval_cnt": self.df_eval[1],
                   "df_train_idx": self.df_train[0], "df_train_cnt": self.df_train[1],
                   "num_size": np.array([len(n) for n in self.numbers], dtype=np.int64),
-                  "num_h": np.array([h for n in self.numbers for h in sorted(n)], dtype=np.uint64)}
+                  "num_h": np.array([h for n in self.numbers for h in sorted(n)], dtype=np.uint64),
+                  "tf_prose_data": self.tf_prose.data, "tf_prose_indices": self.tf_prose.indices.astype(np.int32),
+                  "tf_prose_indptr": self.tf_prose.indptr.astype(np.int64),
+                  "lit_size": np.array([len(n) for n in self.literals], dtype=np.int64),
+                  "lit_h": np.array([h for n in self.literals for h in sorted(n)], dtype=np.uint64)}
         if self.emb is not None:
             arrays["emb"] = self.emb
         meta = {"E": self.E, "primed": self.primed, "embedder": self.embedder.name if self.embedder else None}
@@ -360,13 +493,14 @@ class SemanticIndex:
 
         self.E, self.primed = int(meta["E"]), int(meta["primed"])
         self.tf = csr_matrix((a["tf_data"], a["tf_indices"], a["tf_indptr"]), shape=(self.E, N_FEATURES))
+        # an index saved before code was also compared on its prose lacks these (a KeyError: rebuild it)
+        self.tf_prose = csr_matrix((a["tf_prose_data"], a["tf_prose_indices"], a["tf_prose_indptr"]), shape=(self.E, N_FEATURES))
         self.anchors = a["anchors"].astype(np.uint64)
         self.code_kind = a["code_kind"].astype(np.uint8)
         self.df_eval = a["df_eval_idx"], a["df_eval_cnt"]
         self.df_train = a["df_train_idx"], a["df_train_cnt"]
-        ends = np.cumsum(a["num_size"]).tolist()
-        h = a["num_h"].tolist()
-        self.numbers = [frozenset(h[s:e]) for s, e in zip([0] + ends[:-1], ends)]
+        self.numbers = _sets(a["num_size"], a["num_h"])
+        self.literals = _sets(a["lit_size"], a["lit_h"])
         self.emb = a.get("emb")
         self.saved_without_embeddings = self.emb is None
         self.embedder = _embedder(self.embedder_spec) if self.emb is not None else None
@@ -381,14 +515,26 @@ class SemanticIndex:
         new = copy.copy(parts[0])
         new.E = sum(sizes)
         new.tf = vstack([p.tf for p in parts]).tocsr()
+        new.tf_prose = vstack([p.tf_prose for p in parts]).tocsr()
         new.anchors = np.concatenate([p.anchors for p in parts])
         new.code_kind = np.concatenate([p.code_kind for p in parts])
         new.numbers = [n for p in parts for n in p.numbers]
+        new.literals = [n for p in parts for n in p.literals]
         new.df_eval = _doc_freq(new.tf)
         embs = [p.emb for p in parts if p.emb is not None]
         new.emb = np.concatenate(embs) if len(embs) == len(parts) else None
         new._derive()
         return new
+
+
+def _sets(sizes: np.ndarray, hashes: np.ndarray) -> list[frozenset[int]]:
+    ends = np.cumsum(sizes).tolist()
+    h = hashes.tolist()
+    return [frozenset(h[s:e]) for s, e in zip([0] + ends[:-1], ends)]
+
+
+def _round(v: float | None) -> float | None:
+    return None if v is None else round(v, 4)
 
 
 def _doc_freq(m: Any) -> tuple[np.ndarray, np.ndarray]:

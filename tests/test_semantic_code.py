@@ -1,0 +1,131 @@
+"""The ``semantic`` level on code: a rephrased program is found by its prose and literals, a look-alike is not."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from leakcheck.cli import main
+from leakcheck.detect import embed
+from leakcheck.detect.codeprose import prose_of
+from leakcheck.detect.semantic import literal_keys
+
+from .conftest import REPO, SHARED_DATA, write_jsonl
+
+FIX = REPO / "tests" / "fixtures" / "semantic_code"
+TRAIN, EVAL = FIX / "train.jsonl", FIX / "eval.jsonl"
+
+
+@pytest.fixture(autouse=True)
+def no_extra(monkeypatch):
+    """Lexical level only: the packaged model, if installed, stays off."""
+    monkeypatch.setattr(embed, "packaged", lambda: None)
+
+
+def scan(tmp_path: Path, *args: str, train: Path = TRAIN, name: str = "r", rc: int = 1) -> dict:
+    out = tmp_path / f"{name}.json"
+    res = CliRunner().invoke(main, ["scan", str(train), *args, "--levels", "semantic", "--json", str(out)])
+    assert res.exit_code == rc, res.output
+    return json.loads(out.read_text())
+
+
+def test_a_rephrased_function_with_renamed_identifiers_is_found_and_one_with_the_same_signature_is_not(tmp_path):
+    """t-rephrase renames running_total/values/out to cumulative_sums/seq/result, rewords the docstring,
+    turns the for loop into a while loop and keeps the examples; t-same-shape has the signature
+    ``(values: List[int]) -> List[int]`` of the same eval item but doubles its input."""
+    r = scan(tmp_path, str(EVAL))
+    assert [(f["eval_id"], f["train_id"], f["kind"], f["level"]) for f in r["findings"]] == [("Fx/1", "t-rephrase", "prompt", "semantic")]
+    f = r["findings"][0]
+    d = f["detail"]
+    assert (d["lexical"], d["prose"], d["literals"], d["embedding"], d["target_agreement"]) == (0.4442, 0.4876, 1.0, None, "unknown")
+    # code against code: the mean of the whole-text and prose cosines, plus 0.15 x the literals' Jaccard
+    assert f["score"] == round((0.4442 + 0.4876) / 2 + 0.15 * 1.0, 4)
+    p = r["parameters"]["levels"]["semantic"]
+    assert (p["code_threshold"], p["code_prose_weight"], p["code_literal_weight"]) == (0.28, 0.5, 0.15)
+    assert not [m for m in r["near_misses"] if m["train_id"] == "t-same-shape"]
+
+
+def test_the_index_of_code_holds_no_eval_text_and_finds_the_same_with_two_jobs(tmp_path):
+    idx = tmp_path / "code.lcx"
+    res = CliRunner().invoke(main, ["index", str(EVAL), "--levels", "semantic", "-o", str(idx)])
+    assert res.exit_code == 0, res.output
+    blob = idx.read_bytes()
+    for text in (b"running_total", b"Return the list of running totals", b"common_prefix", b"shift_letters", b"flower"):
+        assert text not in blob
+    direct = scan(tmp_path, str(EVAL), name="direct")
+    indexed = scan(tmp_path, "--index", str(idx), "-j", "2", name="indexed")
+    key = lambda r: [(f["eval_id"], f["train_id"], f["score"], f["detail"]) for f in r["findings"]]  # noqa: E731
+    assert key(direct) == key(indexed) and len(key(direct)) == 1
+
+
+def test_an_index_saved_without_the_prose_vectors_is_rebuilt_not_misread(tmp_path):
+    """An index from before code was compared on its prose: a one-line error naming the file and the fix (exit 2)."""
+    idx = tmp_path / "old.lcx"
+    assert CliRunner().invoke(main, ["index", str(EVAL), "--levels", "semantic", "-o", str(idx)]).exit_code == 0
+    with np.load(idx) as z:
+        arrays = {k: z[k] for k in z.files if not k.startswith("semantic/tf_prose")}
+    old = tmp_path / "older.lcx"
+    with open(old, "wb") as fh:
+        np.savez(fh, **arrays)
+    res = CliRunner().invoke(main, ["scan", str(TRAIN), "--index", str(old), "--levels", "semantic"])
+    assert res.exit_code == 2
+    version = json.loads(bytes(arrays["header.json"]).decode())["leakcheck_version"]
+    assert res.output == (f"leakcheck: error: {old}: its semantic part lacks 'tf_prose_data' (written by leakcheck {version}); "
+                          "rebuild it with this leakcheck: leakcheck index ...\n")
+
+
+def test_the_prose_of_code_is_its_docstrings_comments_strings_and_prose_lines():
+    py = ('Write a function that adds.\nimport math\n\ndef add(a, b):\n    """Add two numbers.\n    >>> add(2, 3)\n    5\n    """\n'
+          "    total = a + b  # plain sum\n    return total\n")
+    assert prose_of(py).splitlines() == ["Write a function that adds.", "Add two numbers.", "    >>> add(2, 3)", "    5", "plain sum"]
+    c = '#include <stdio.h>\n// Sum of two ints\nint add(int a, int b) {\n    /* no overflow check */\n    return a + b;\n}\nint main() { printf("%d\\n", add(2, 3)); }\n'
+    assert prose_of(c).splitlines() == ["Sum of two ints", "no overflow check", "%d\\n"]
+    assert prose_of("x = 1\nfor i in range(3):\n    x += i\n") == ""
+
+
+def test_literals_are_numbers_and_short_strings_and_a_docstring_is_none():
+    assert literal_keys('"""Doc."""\nreturn x') == frozenset()
+    assert literal_keys("return ''") == literal_keys('return ""') != frozenset()
+    assert len(literal_keys("f([1, 2.5, -3], 'ab')")) == 4
+    assert literal_keys("f(1, 2)") != literal_keys("f(1, 3)")
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "rephrase").is_dir(), reason="../shared/data is not present")
+def test_humaneval_python_rephrases_are_found_among_mbpp(tmp_path):
+    """All 164 HumanEval items against their rephrases hidden among the 974 MBPP programs (the benchmark's mixed protocol)."""
+    reph = [json.loads(line).get("text", "") if line.strip() else ""
+            for line in (SHARED_DATA / "rephrase" / "humaneval_python.jsonl").read_text().splitlines()]
+    mbpp = [json.loads(line) for line in (SHARED_DATA / "mbpp" / "mbpp.jsonl").read_text().splitlines()]
+    rows = [{"id": f"reph-{i}", "text": t} for i, t in enumerate(reph) if t.strip()]
+    rows += [{"id": f"mbpp-{r['task_id']}", "text": f"{r['text']}\n{r['code']}"} for r in mbpp]
+    train = write_jsonl(tmp_path / "train.jsonl", rows)
+    ev = tmp_path / "HumanEval.jsonl"
+    ev.write_bytes(gzip.decompress((SHARED_DATA / "humaneval" / "HumanEval.jsonl.gz").read_bytes()))
+    r = scan(tmp_path, str(ev), "--embedder", "none", train=train)
+    pairs = {(f["eval_id"], f["train_id"]) for f in r["findings"]}
+    right = {p for p in pairs if p[1].startswith("reph-") and p[0] == f"HumanEval/{p[1][5:]}"}
+    # measured: 120 of the 147 rephrases, 18 findings naming another task or an MBPP program (before: 110 and 49)
+    assert len(right) >= 117 and len(pairs - right) <= 22, (len(right), len(pairs - right))
+
+
+def test_the_hashed_ngrams_are_scikit_learns_character_ngrams():
+    """Cosines of term_counts vectors equal those of HashingVectorizer(analyzer="char") but for rare hash collisions."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+    from sklearn.preprocessing import normalize
+
+    from leakcheck.detect.semantic import term_counts
+
+    texts = ["Janet's ducks lay 16 eggs per day.", "JANET'S   ducks\n\n lay 16 eggs\tper day!", "def f(x):\n    return x + 1\n",
+             "int f(int x) { return x + 1; }", "Schön, café: naïve façade", "日本語のテキストです", "", "ab"]
+    ours = normalize(term_counts(texts))
+    hv = HashingVectorizer(analyzer="char", ngram_range=(2, 5), n_features=1 << 20, alternate_sign=False, norm=None)
+    m = hv.transform(texts)
+    m.data = 1.0 + np.log(m.data)
+    theirs = normalize(m)
+    assert np.abs((ours @ ours.T).toarray() - (theirs @ theirs.T).toarray()).max() < 0.01
+    assert [ours[i].nnz for i in range(len(texts))] == [theirs[i].nnz for i in range(len(texts))]

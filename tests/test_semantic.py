@@ -61,15 +61,22 @@ def test_anchoring_a_different_answer_rules_a_rephrase_out(tmp_path, jsonl):
     assert (rc, found(r)) == (0, [])
 
 
-def test_without_targets_the_prose_threshold_decides(tmp_path):
-    """No answer to agree on: the lexical cosine alone, against the prose threshold (0.36)."""
+def test_without_targets_the_prose_threshold_decides_and_other_numbers_rule_a_sibling_out(tmp_path):
+    """No answer to agree on: the lexical cosine against the prose threshold (0.36), among the eval
+    records whose numbers the train text shares (Jaccard >= 0.3 when both write numbers)."""
     rc, r = scan(tmp_path, str(EVAL), "--train-target-field", "none")
     assert rc == 1
-    # t-sibling copies the template word for word: without its answer nothing tells it apart
-    assert [(e, t, k) for e, t, k, _ in found(r)] == [("e-eggs", "t-rephrase", "prompt"), ("e-eggs", "t-sibling", "prompt"),
-                                                     ("e-garden", "t-garden-rephrase", "prompt")]
-    assert {f["detail"]["target_agreement"] for f in r["findings"]} == {"unknown"}
+    # t-sibling copies the template word for word with other quantities (16, 4, 2, $2 against 14, 3, 5, $3)
+    assert [(e, t, k) for e, t, k, _ in found(r)] == [("e-eggs", "t-rephrase", "prompt"), ("e-garden", "t-garden-rephrase", "prompt")]
+    assert {(f["detail"]["target_agreement"], f["detail"]["numbers"]) for f in r["findings"]} == {("unknown", 1.0)}
+    assert r["parameters"]["levels"]["semantic"]["prose_number_agreement"] == 0.3
     rc, r = scan(tmp_path, str(EVAL), "--train-target-field", "none", "--semantic-threshold", "0.6")
+    assert (rc, found(r)) == (0, [])
+    # the sibling's words with the eval record's numbers: a copy, found
+    rows = {json.loads(line)["id"]: json.loads(line) for line in TRAIN.read_text().splitlines()}
+    copy = write_jsonl(tmp_path / "copy.jsonl", [{**rows["t-sibling"], "question": rows["t-sibling"]["question"]
+                                                  .replace("16", "14").replace("4 for", "3 for").replace("uses 2", "uses 5").replace("$2", "$3")}])
+    rc, r = scan(tmp_path, str(EVAL), "--train-target-field", "none", train=copy, name="copy")
     assert found(r) == [("e-eggs", "t-sibling", "prompt", "semantic")]
 
 
@@ -176,9 +183,9 @@ def test_with_the_extra_the_packaged_model_re_ranks_and_a_model_folder_gives_the
     assert r["parameters"]["levels"]["semantic"]["embedder"] == "all-MiniLM-L6-v2 (int8 ONNX)"
     assert (r["parameters"]["levels"]["semantic"]["threshold"], r["parameters"]["levels"]["semantic"]["code_threshold"]) == (0.46, 0.49)
     assert not [n for n in r["notes"] if n.startswith("semantic:")]
-    # without targets the embedding re-ranks: the score is the mean of both cosines
+    # without targets the embedding re-ranks: the score is the mean of both cosines (the sibling's other numbers rule it out)
     _, r = scan(tmp_path, str(EVAL), "--train-target-field", "none", name="plain")
-    assert [(e, t) for e, t, _, _ in found(r)] == [("e-eggs", "t-rephrase"), ("e-eggs", "t-sibling"), ("e-garden", "t-garden-rephrase")]
+    assert [(e, t) for e, t, _, _ in found(r)] == [("e-eggs", "t-rephrase"), ("e-garden", "t-garden-rephrase")]
     for f in r["findings"]:
         d = f["detail"]
         assert 0.5 < d["embedding"] <= 1.0 and abs(f["score"] - (d["lexical"] + d["embedding"]) / 2) < 1e-4

@@ -65,6 +65,10 @@ LEXICAL = (0.36, 0.28)
 BLENDED = (0.46, 0.49)
 #: Weight of the prompts' number overlap in an anchored score (chosen on GSM8K's tune half).
 NUMBER_WEIGHT = 0.3
+#: Without an answer to anchor on, a prose eval record and a train text that both write numbers
+#: must share at least this Jaccard of them: a rephrase keeps its quantities, a template sibling
+#: with other numbers is another problem (GSM8K without targets, tune half: 0.2-0.4 tried, best 0.3).
+NUMBER_AGREEMENT = 0.3
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 #: Weight of the prose cosine (docstrings, comments) against the whole-text cosine when code is compared with code
 #: (0.3-0.5 tie on the tune half; higher is worse).
@@ -310,13 +314,13 @@ class SemanticIndex:
         texts = [record_text(r, k) if ok else "" for r, k, ok in zip(batch, keys.tolist(), live)]
         x = self.vectors(texts)
         code = self.code_views(texts) if self.has_code else None
-        numbers = [number_keys(r.prompt) if k and ok else frozenset() for r, k, ok in zip(batch, keys.tolist(), live)]
+        numbers = [number_keys(r.prompt) if ok else frozenset() for r, ok in zip(batch, live)]
         k = _RERANK_K if self.emb is not None else 1
         cand_a = self._anchored(x, keys, numbers, 1, stats)
         cand_p = self._plain(x, code, keys, k)
         emb = self._train_embeddings(texts, cand_p)
         for pos in range(len(batch)):
-            m = self._decide(pos, cand_a[pos], cand_p[pos], emb)
+            m = self._decide(pos, cand_a[pos], cand_p[pos], emb, numbers[pos])
             if m is not None:
                 yield m
 
@@ -403,8 +407,12 @@ class SemanticIndex:
         return dict(zip(need, self.embedder.encode(chosen))) if need else {}
 
     def _decide(self, pos: int, cand_a: list[tuple[int, float, float]], cand_p: list[Plain],
-                emb: dict[int, np.ndarray]) -> Match | None:
-        """The match of train row ``pos``, if a candidate passes (or nearly passes) its threshold."""
+                emb: dict[int, np.ndarray], numbers: frozenset[int]) -> Match | None:
+        """The match of train row ``pos``, if a candidate passes (or nearly passes) its threshold.
+
+        A prose candidate whose numbers disagree with the train text's (both write some, their
+        Jaccard is below :data:`NUMBER_AGREEMENT`) is another problem, not even a near miss.
+        """
         found = []  # (margin over threshold, -eval, score, detail)
         for e, lexical, nums in cand_a:
             score = lexical + NUMBER_WEIGHT * nums
@@ -412,6 +420,9 @@ class SemanticIndex:
                           {"lexical": round(lexical, 4), "numbers": round(nums, 4), "embedding": None, "target_agreement": "agree"}))
         for e, lexical_score, lexical, prose, lits in cand_p:
             kind = int(self.code_kind[e])
+            agree = _jaccard(numbers, self.numbers[e]) if kind == 0 and numbers and self.numbers[e] else None
+            if agree is not None and agree < NUMBER_AGREEMENT:
+                continue
             # MiniLM reads prose and Python; on C-like code it ranks worse than the characters do
             cos = self._cos(pos, e, emb) if kind != 2 else None
             if cos is None and kind == 1 and self.emb is not None:
@@ -419,7 +430,7 @@ class SemanticIndex:
             score = self._blend(lexical_score, cos)
             threshold = (self.threshold, self.code_threshold, self.other_code_threshold)[kind]
             found.append((score - threshold, -e, score, {"lexical": round(lexical, 4), "prose": _round(prose), "literals": _round(lits),
-                                                         "embedding": cos, "target_agreement": "unknown"}))
+                                                         "numbers": _round(agree), "embedding": cos, "target_agreement": "unknown"}))
         if not found:
             return None
         over, neg_e, score, detail = max(found, key=lambda f: (f[0], f[1]))
@@ -445,6 +456,7 @@ class SemanticIndex:
                       + (", averaged with an embedding cosine" if self.embedder else ""),
             "code_prose_weight": PROSE_WEIGHT,
             "code_literal_weight": LITERAL_WEIGHT,
+            "prose_number_agreement": NUMBER_AGREEMENT,
             "threshold": self.threshold,
             "code_threshold": self.code_threshold,
             "other_code_threshold": self.other_code_threshold,

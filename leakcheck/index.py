@@ -124,12 +124,10 @@ class TrainLearned:
     by_level: dict[str, Any]
 
     @classmethod
-    def of(cls, sample: Sequence[Record], config: ScanConfig) -> "TrainLearned | None":
-        """What ``sample`` teaches the levels of ``config``; ``None`` if a fuzzy level must read it itself."""
-        specs = [REGISTRY[lv] for lv in config.levels if REGISTRY[lv].fuzzy]
-        if any(s.learn is None for s in specs):
-            return None
-        return cls(len(sample), {s.name: s.learn(sample, config) for s in specs if s.learn is not None})
+    def of(cls, sample: Sequence[Record], config: ScanConfig) -> "TrainLearned":
+        """What ``sample`` teaches the levels of ``config`` (those with a :attr:`~leakcheck.levels.LevelSpec.learn`)."""
+        learners = {lv: REGISTRY[lv].learn for lv in config.levels}
+        return cls(len(sample), {lv: f(sample, config) for lv, f in learners.items() if f is not None})
 
 
 @dataclass(frozen=True)
@@ -175,9 +173,9 @@ class EvalIndex:
     def with_learned(self, learned: "TrainLearned") -> "EvalIndex":
         """:meth:`with_train_sample` from what :meth:`TrainLearned.of` learned (maybe in another process).
 
-        Every fuzzy level must have learned: a level that reads the sample itself cannot be served.
+        Every level that learns from train must have learned (``learned`` is of this index's levels).
         """
-        missing = [lv for lv in self.parts if REGISTRY[lv].fuzzy and lv not in learned.by_level]
+        missing = [lv for lv in self.parts if REGISTRY[lv].learn is not None and lv not in learned.by_level]
         if missing:
             raise ValueError(f"with_learned: nothing learned for {', '.join(missing)}")
         parts = {lv: p.with_learned(learned.by_level[lv]) if lv in learned.by_level else p for lv, p in self.parts.items()}

@@ -72,7 +72,7 @@ class LevelSpec:
     config_attr: str | None = None
     #: What the level learns from the first train records without the eval side (plain,
     #: picklable data, so another process learns it while the index is built); applied with
-    #: :meth:`LevelIndex.with_learned`. ``None``: the level reads the sample itself.
+    #: :meth:`LevelIndex.with_learned`. ``None``: the level learns nothing from train.
     learn: Callable[[Sequence[Record], ScanConfig], Any] | None = None
 
     @property
@@ -134,6 +134,12 @@ def _fuzzy_learn(level: str) -> Callable[[Sequence[Record], ScanConfig], Any]:
     return learn
 
 
+def _semantic_learn(sample: Sequence[Record], config: ScanConfig) -> Any:
+    from .detect import semantic
+
+    return semantic.learn(sample)
+
+
 def _semantic_build(evals: Sequence[Record], config: ScanConfig) -> LevelIndex:
     from .detect import semantic  # scikit-learn only when asked for
 
@@ -153,7 +159,7 @@ REGISTRY: dict[str, LevelSpec] = {
         LevelSpec("normalized", False, _text_build("normalized"), _text_load("normalized")),
         LevelSpec("near", True, _fuzzy_build("near"), _fuzzy_load("near"), "near", _fuzzy_learn("near")),
         LevelSpec("contained", True, _fuzzy_build("contained"), _fuzzy_load("contained"), "contained", _fuzzy_learn("contained")),
-        LevelSpec("semantic", True, _semantic_build, _semantic_load, "semantic"),
+        LevelSpec("semantic", True, _semantic_build, _semantic_load, "semantic", _semantic_learn),
     )
 }
 assert tuple(REGISTRY) == LEVELS, "the registry lists every level, strongest first"

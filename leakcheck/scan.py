@@ -262,19 +262,17 @@ def start_learning(train: Input, config: ScanConfig, jobs: int, engine: str = "l
     result is what :func:`scan_index` would learn itself from the same first records; if
     the process fails, it learns them itself.
     """
-    if not isinstance(train, (str, os.PathLike)) or not warm_up_for(train, jobs, engine) \
-            or not any(REGISTRY[lv].fuzzy for lv in config.levels) \
-            or any(REGISTRY[lv].fuzzy and REGISTRY[lv].learn is None for lv in config.levels):
+    if not any(REGISTRY[lv].learn for lv in config.levels) or not isinstance(train, (str, os.PathLike)) \
+            or not warm_up_for(train, jobs, engine):
         return None
     return submit_once(learn_train, os.fspath(train), config)
 
 
 def learn_train(train: str, config: ScanConfig) -> TrainLearned | None:
-    """What the levels of ``config`` learn from the first records of ``train`` (see :func:`start_learning`)."""
+    """What the levels of ``config`` learn from the first records of ``train`` (see :func:`start_learning`);
+    ``None`` when no row tells its format (the scan reports that itself)."""
     opened = _open(train, config.train_fields, "train")
-    if not opened.detected_from:
-        return None
-    return TrainLearned.of(_sample(opened, config)[0], config)
+    return TrainLearned.of(_sample(opened, config)[0], config) if opened.detected_from else None
 
 
 def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None, *, jobs: int = 1,
@@ -296,9 +294,9 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
         counts = RowCounts()
         list(records_of(opened.rows, opened.spec, cfg.on_error, counts))
         _no_records(_info(opened, counts), "train")
-    if any(REGISTRY[lv].fuzzy for lv in index.levels):
-        # Templates of the train side are learned from its first records, before anything is
-        # matched, by the driver alone: every shard is then probed with the same index.
+    if any(REGISTRY[lv].learn for lv in index.levels):
+        # What the levels learn from the train side's first records (templates, IDF) is learned
+        # before anything is matched, once: every shard is then probed with the same index.
         index = _with_train_templates(index, opened, cfg, learning)
     if isinstance(train, (str, os.PathLike)):
         assert opened.source is not None  # a path was opened as a Source
@@ -336,13 +334,11 @@ def _with_train_templates(index: EvalIndex, opened: _Opened, cfg: ScanConfig, le
             return index.with_learned(learned)
     except Exception:  # noqa: BLE001 - a failed helper process only costs the time: learn here (and meet its error)
         pass
-    sample, _ = _sample(opened, cfg)
-    index = index.with_train_sample(sample)
-    del sample
-    from .detect.fuzzy import forget_words
+    learned = TrainLearned.of(_sample(opened, cfg)[0], cfg)
+    from .detect.fuzzy import forget_words  # the sample's words: workers hash their own batches
 
     forget_words()
-    return index
+    return index.with_learned(learned)
 
 
 def _shard_size(source: Source, jobs: int) -> dict[str, int]:

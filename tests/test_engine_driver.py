@@ -147,6 +147,14 @@ def test_train_templates_learned_in_another_process_equal_those_learned_here(tmp
     here = index.with_train_sample(_sample(_open(str(train), cfg.train_fields, "train"), cfg)[0])
     there = index.with_learned(learning.result(timeout=120))
     assert there.train_sample == here.train_sample == 800
+    sem = leakcheck.ScanConfig(levels=("exact", "semantic"))  # the semantic level learns its IDF the same way
+    sem_index = build_index([("eval", ev)], sem)
+    sem_here = sem_index.with_train_sample(_sample(_open(str(train), sem.train_fields, "train"), sem)[0]).parts["semantic"]
+    sem_learning = start_learning(train, sem, 2)
+    assert sem_learning is not None
+    sem_there = sem_index.with_learned(sem_learning.result(timeout=120)).parts["semantic"]
+    assert sem_there.primed == sem_here.primed == 800
+    assert [a.tolist() for a in sem_there.df_train] == [a.tolist() for a in sem_here.df_train] and len(sem_here.df_train[0])
     for lv in ("near", "contained"):
         mine, theirs = here.parts[lv], there.parts[lv]
         assert (lv == "contained") != any(pop == "train prompts" for pop, _, _ in mine.templates.values())  # near: "; how much", ...

@@ -328,7 +328,7 @@ class _GramIndex:
 
     def with_train_sample(self, sample: Sequence[Record]) -> Self:
         """A copy that also suppresses the templates of ``sample`` (the first train records)."""
-        return self.with_learned(learn(self.level, sample, self._knobs()))
+        return self.with_learned(learn(self.level, sample, (self.n, self.template_share, self.template_min_records)))
 
     def with_learned(self, learned: "Learned") -> Self:
         """A copy that also suppresses the train templates of ``learned`` (see :func:`learn`)."""
@@ -344,9 +344,6 @@ class _GramIndex:
         if len(new.templates) != len(before):
             new._suppress_more(np.array(sorted(new.templates.keys() - before), dtype=np.uint64))
         return new
-
-    def _knobs(self) -> tuple[int, float, int]:
-        return self.n, self.template_share, self.template_min_records
 
     def _train_grams(self, batch: Sequence[Record], field: str) -> tuple[np.ndarray, np.ndarray]:
         h, text_of = grams.ngrams(_CACHE.get(batch, field), self.n)
@@ -422,9 +419,9 @@ class ContainedDetector(_GramIndex):
 
     def __init__(self, evals: Sequence[Record], config: ScanConfig, _state: tuple[dict, dict] | None = None):
         c = config.contained
-        self.n, self.threshold = c.ngram, c.threshold
+        self.n, self.template_share, self.template_min_records = knobs_of(self.level, config)
+        self.threshold = c.threshold
         self.low = max(1e-9, c.threshold - c.near_miss_margin)
-        self.template_share, self.template_min_records = c.template_share, c.template_min_records
         if _state is not None:
             self._load_state(*_state)
         else:
@@ -482,9 +479,9 @@ class NearDetector(_GramIndex):
     def __init__(self, evals: Sequence[Record], config: ScanConfig, _state: tuple[dict, dict] | None = None):
 
         c = config.near
-        self.n, self.threshold, self.num_perm, self.seed = c.shingle, c.threshold, c.num_perm, c.seed
+        self.n, self.template_share, self.template_min_records = knobs_of(self.level, config)
+        self.threshold, self.num_perm, self.seed = c.threshold, c.num_perm, c.seed
         self.low = max(1e-9, c.threshold - c.near_miss_margin)
-        self.template_share, self.template_min_records = c.template_share, c.template_min_records
         self.fp_weight = c.lsh_fp_weight
         self.min_evidence = c.min_shingles
         if _state is not None and "bands" in _state[0]:

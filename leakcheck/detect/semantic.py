@@ -45,6 +45,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Self
 
 import numpy as np
@@ -287,15 +288,16 @@ class SemanticIndex:
 
     def with_train_sample(self, sample: Sequence[Record]) -> Self:
         """A copy whose IDF also counts the prompts of ``sample`` (the first train records)."""
+        return self.with_learned(learn(sample))
+
+    def with_learned(self, learned: "Learned") -> Self:
+        """A copy whose IDF also counts the train prompts of ``learned`` (see :func:`learn`)."""
         new = copy.copy(self)
-        new.df_train = _doc_freq(term_counts([r.prompt for r in sample])) if sample else self.df_train
-        new.primed = len(sample)
+        if learned.df is not None:
+            new.df_train = learned.df
+        new.primed = learned.records
         new._derive()
         return new
-
-    def with_learned(self, learned: Any) -> Self:
-        """Not served: this level has no :attr:`~leakcheck.levels.LevelSpec.learn` and reads the sample itself."""
-        raise TypeError("the semantic level learns from the train sample itself: use with_train_sample")
 
     # -- probing ----------------------------------------------------------------------------
 
@@ -314,17 +316,17 @@ class SemanticIndex:
         texts = [record_text(r, k) if ok else "" for r, k, ok in zip(batch, keys.tolist(), live)]
         x = self.vectors(texts)
         code = self.code_views(texts) if self.has_code else None
-        numbers = [number_keys(r.prompt) if ok else frozenset() for r, ok in zip(batch, live)]
+        numbers = [number_keys(r.prompt) if k and ok else None for r, k, ok in zip(batch, keys.tolist(), live)]
         k = _RERANK_K if self.emb is not None else 1
         cand_a = self._anchored(x, keys, numbers, 1, stats)
         cand_p = self._plain(x, code, keys, k)
         emb = self._train_embeddings(texts, cand_p)
         for pos in range(len(batch)):
-            m = self._decide(pos, cand_a[pos], cand_p[pos], emb, numbers[pos])
+            m = self._decide(pos, cand_a[pos], cand_p[pos], emb, numbers[pos], batch[pos].prompt)
             if m is not None:
                 yield m
 
-    def _anchored(self, x: Any, keys: np.ndarray, numbers: Sequence[frozenset[int]], k: int,
+    def _anchored(self, x: Any, keys: np.ndarray, numbers: Sequence[frozenset[int] | None], k: int,
                   stats: dict[str, int]) -> list[list[tuple[int, float, float]]]:
         """Per train row, its ``k`` best eval records among those stating the same final answer: (eval, lexical, numbers)."""
         rows, cols = [], []
@@ -339,7 +341,7 @@ class SemanticIndex:
             stats["semantic_anchored_pairs"] += len(r)
             sims = np.asarray(x[r].multiply(self.eval_vecs[c]).sum(axis=1)).ravel()
             for pos, e, s in zip(r.tolist(), c.tolist(), sims.tolist()):
-                nums = _jaccard(numbers[pos], self.numbers[e])
+                nums = _jaccard(numbers[pos] or frozenset(), self.numbers[e])
                 out[pos].append((s + NUMBER_WEIGHT * nums, e, s, nums))
         # best first, ties in eval order: the same whatever the batch
         return [[(e, s, n) for _, e, s, n in sorted(o, key=lambda t: (-t[0], t[1]))[:k]] for o in out]
@@ -407,11 +409,13 @@ class SemanticIndex:
         return dict(zip(need, self.embedder.encode(chosen))) if need else {}
 
     def _decide(self, pos: int, cand_a: list[tuple[int, float, float]], cand_p: list[Plain],
-                emb: dict[int, np.ndarray], numbers: frozenset[int]) -> Match | None:
+                emb: dict[int, np.ndarray], numbers: frozenset[int] | None, prompt: str) -> Match | None:
         """The match of train row ``pos``, if a candidate passes (or nearly passes) its threshold.
 
         A prose candidate whose numbers disagree with the train text's (both write some, their
         Jaccard is below :data:`NUMBER_AGREEMENT`) is another problem, not even a near miss.
+        The train text's numbers (``numbers``, or read off ``prompt``) are read only for a
+        candidate that could be reported: most rows are far below every threshold.
         """
         found = []  # (margin over threshold, -eval, score, detail)
         for e, lexical, nums in cand_a:
@@ -420,15 +424,20 @@ class SemanticIndex:
                           {"lexical": round(lexical, 4), "numbers": round(nums, 4), "embedding": None, "target_agreement": "agree"}))
         for e, lexical_score, lexical, prose, lits in cand_p:
             kind = int(self.code_kind[e])
-            agree = _jaccard(numbers, self.numbers[e]) if kind == 0 and numbers and self.numbers[e] else None
-            if agree is not None and agree < NUMBER_AGREEMENT:
-                continue
             # MiniLM reads prose and Python; on C-like code it ranks worse than the characters do
             cos = self._cos(pos, e, emb) if kind != 2 else None
             if cos is None and kind == 1 and self.emb is not None:
                 kind = 2  # Python eval, C-like train text: scored on characters
             score = self._blend(lexical_score, cos)
             threshold = (self.threshold, self.code_threshold, self.other_code_threshold)[kind]
+            if score - threshold < -self.margin:
+                continue  # never reported, whatever its numbers
+            agree = None
+            if kind == 0 and self.numbers[e]:
+                numbers = number_keys(prompt) if numbers is None else numbers
+                agree = _jaccard(numbers, self.numbers[e]) if numbers else None
+            if agree is not None and agree < NUMBER_AGREEMENT:
+                continue
             found.append((score - threshold, -e, score, {"lexical": round(lexical, 4), "prose": _round(prose), "literals": _round(lits),
                                                          "numbers": _round(agree), "embedding": cos, "target_agreement": "unknown"}))
         if not found:
@@ -559,6 +568,20 @@ def _normalise(m: Any) -> Any:
     from sklearn.preprocessing import normalize
 
     return normalize(m, norm="l2", copy=False).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class Learned:
+    """What the level learns from the first train records: their prompts' document frequencies
+    (``None`` for no records), for the IDF. Needs no eval data, and pickles."""
+
+    records: int
+    df: tuple[np.ndarray, np.ndarray] | None
+
+
+def learn(sample: Sequence[Record]) -> Learned:
+    """The train side's share of the IDF: document frequencies of the prompts of ``sample``."""
+    return Learned(len(sample), _doc_freq(term_counts([r.prompt for r in sample])) if sample else None)
 
 
 def build(evals: Sequence[Record], config: ScanConfig) -> SemanticIndex:

@@ -257,3 +257,17 @@ def test_a_c_translation_of_a_python_eval_item_is_scored_on_characters(monkeypat
 def _characters(d: dict) -> float:
     """The score on characters alone: the cosine, or for code the mean with the prose cosine plus 0.15 x the literals' Jaccard."""
     return d["lexical"] if d.get("prose") is None else (d["lexical"] + d["prose"]) / 2 + 0.15 * d["literals"]
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "gsm8k").is_dir(), reason="needs ../shared/data")
+def test_gsm8k_train_problems_sharing_only_an_answer_and_a_number_are_not_semantic_leaks(tmp_path):
+    """Three GSM8K train problems the level once paired with test items (same final answer, one
+    shared number, whole-text cosine 0.15-0.17): different problems, under the anchored floor."""
+    test = [json.loads(line) for line in (SHARED_DATA / "gsm8k" / "test.jsonl").read_text().splitlines()]
+    train = [json.loads(line) for line in (SHARED_DATA / "gsm8k" / "train.jsonl").read_text().splitlines()]
+    ev = write_jsonl(tmp_path / "test.jsonl", [{"id": f"test-{i}", **r} for i, r in enumerate(test)])
+    tr = write_jsonl(tmp_path / "train.jsonl", [{"id": f"train-{i}", **train[i]} for i in (1333, 1573, 936)]
+                     + [{"id": "copy", **test[306]}])
+    _, r = scan(tmp_path, str(ev), train=tr)
+    assert found(r) == [("test-306", "copy", "pair", "semantic")]
+    assert r["parameters"]["levels"]["semantic"]["anchored_lexical_floor"] == 0.2

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from .config import ScanConfig
 from .detect.base import Match
 from .errors import InputError, RecordError
 from .formats import FormatSpec
-from .index import EvalIndex
+from .index import EvalIndex, TrainLearned
 from .io.readers import BadRow, RawRow
 from .io import shards as _shards
 from .io.shards import SHARD_BYTES, Shard, iter_shard, open_source
@@ -86,6 +87,36 @@ class ShardResult:
     shard: int
     counts: RowCounts
     state: Collector
+
+
+class Staged:
+    """The eval index a scan probes with, once what its levels learn from train is known.
+
+    ``base`` is the index built from the eval side alone; ``learn`` returns what the levels
+    learn from the first train records (:class:`~leakcheck.index.TrainLearned`), perhaps by
+    waiting for another process (``pending``, its future). Worker processes can start from
+    ``base`` while that runs: each step is handed the learned result and applies it once.
+    """
+
+    def __init__(self, base: EvalIndex, learn: Callable[[], TrainLearned] | None = None,
+                 pending: Future | None = None) -> None:
+        self.base = base
+        self._learn = learn
+        self._pending = pending
+        self._index: EvalIndex | None = base if learn is None else None
+        self.learned: TrainLearned | None = None
+
+    def done(self) -> bool:
+        """Whether :meth:`get` returns without waiting (or learning here)."""
+        return self._index is not None or (self._pending is not None and self._pending.done())
+
+    def get(self) -> EvalIndex:
+        """The index with what was learned applied: learned (or waited for) on the first call."""
+        if self._index is None:
+            assert self._learn is not None
+            self.learned = self._learn()
+            self._index = self.base.with_learned(self.learned)
+        return self._index
 
 
 def records_of(rows: Iterable[RawRow | BadRow], spec: FormatSpec, on_error: str, counts: RowCounts, detected_from: str = "",
@@ -154,12 +185,46 @@ def _probe_batch(index: EvalIndex, collector: Collector, batch: list[Record], li
             collector.count(lv, s)
 
 
-def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard) -> ShardResult:
+@dataclass
+class ReadAhead:
+    """A shard read (and its batches tokenized) before the index was ready: see :func:`read_ahead`."""
+
+    shard: Shard
+    counts: RowCounts
+    records: list[tuple[Record, int]]
+
+
+def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard, ahead: ReadAhead | None = None) -> ShardResult:
     """The scan's one step: read ``shard``, probe it against ``index``, return its state."""
-    counts = RowCounts()
-    recs = records_of(iter_shard(shard), job.spec, job.config.on_error, counts, job.detected_from)
+    if ahead is not None and ahead.shard == shard:
+        counts, recs = ahead.counts, iter(ahead.records)
+    else:
+        counts = RowCounts()
+        recs = records_of(iter_shard(shard), job.spec, job.config.on_error, counts, job.detected_from)
     collector = probe_records(index, job, recs, TrainSide(job.spec, shard.file, shard.index))
     return ShardResult(shard.index, counts, collector.detach())
+
+
+def read_ahead(levels: Sequence[str], job: ScanJob, shard: Shard) -> ReadAhead | None:
+    """Read ``shard``'s records and do its levels' :attr:`~leakcheck.levels.LevelSpec.prepare`
+    work, batch by batch as :func:`probe_records` will cut them: the part of a step that needs
+    no index, done while the index waits for what is learned from train. ``None`` if the
+    shard has a bad row: its step meets it again and reports it as usual.
+    """
+    from .levels import REGISTRY
+
+    counts = RowCounts()
+    try:
+        records = list(records_of(iter_shard(shard), job.spec, job.config.on_error, counts, job.detected_from))
+    except (InputError, OSError):
+        return None
+    prepares = {p for lv in levels if (p := REGISTRY[lv].prepare) is not None}
+    size = job.config.batch_size
+    for i in range(0, len(records), size):
+        batch = [r for r, _ in records[i : i + size]]
+        for prepare in prepares:
+            prepare(batch)
+    return ReadAhead(shard, counts, records)
 
 
 def shard_bytes(total: int, jobs: int, most: int = SHARD_BYTES) -> int:
@@ -197,6 +262,9 @@ def run_serial(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], progress
 
 
 _WORKER: dict[str, Any] = {}
+# processes are started from two threads (the learning process's, the pool's): one at a time
+# may hide ``__main__.__file__``
+_MAIN_LOCK = threading.RLock()
 
 
 @contextlib.contextmanager
@@ -206,24 +274,34 @@ def _main_without_phantom_file() -> Iterator[None]:
     A real script is re-imported as usual (so it needs the ``if __name__ == "__main__"``
     guard every multiprocessing program needs).
     """
-    main = sys.modules.get("__main__")
-    path = getattr(main, "__file__", None)
-    if main is None or path is None or os.path.isfile(path):
-        yield
-        return
-    del main.__file__
-    try:
-        yield
-    finally:
-        main.__file__ = path
+    with _MAIN_LOCK:
+        main = sys.modules.get("__main__")
+        path = getattr(main, "__file__", None)
+        if main is None or path is None or os.path.isfile(path):
+            yield
+            return
+        del main.__file__
+        try:
+            yield
+        finally:
+            main.__file__ = path
 
 
 def _init_worker(index_bytes: bytes, job: ScanJob) -> None:
-    _WORKER["index"] = EvalIndex.from_bytes(index_bytes, job.config)
+    _WORKER["base"] = _WORKER["index"] = EvalIndex.from_bytes(index_bytes, job.config)
     _WORKER["job"] = job
+    _WORKER["learned"] = None
 
 
-def _worker_step(shard: Shard) -> ShardResult:
+def _worker_ready() -> int:
+    return os.getpid()
+
+
+def _worker_step(shard: Shard, learned: TrainLearned | None = None) -> ShardResult:
+    """Probe ``shard`` with the worker's index, ``learned`` applied to it (on the first step:
+    a pool serves one scan, so every step brings the same)."""
+    if learned is not None and _WORKER["learned"] is None:
+        _WORKER["index"], _WORKER["learned"] = _WORKER["base"].with_learned(learned), learned
     return probe_shard(_WORKER["index"], _WORKER["job"], shard)
 
 
@@ -273,22 +351,47 @@ def warm_up_for(train: Any, jobs: int, engine: str = "local") -> bool:
 
 
 def submit_once(fn: Callable[..., Any], *args: Any) -> Future:
-    """``fn(*args)`` in one process from the fork server, while this one goes on; its future."""
-    from concurrent.futures import ProcessPoolExecutor
+    """``fn(*args)`` in one process from the fork server, while this one goes on; its future.
 
-    pool = ProcessPoolExecutor(max_workers=1, mp_context=_pool_context())
-    with _main_without_phantom_file():
-        fut = pool.submit(fn, *args)
-    pool.shutdown(wait=False)  # the process ends once fn has returned
-    return fut
+    The process is started from a thread: starting it waits for the fork server to import
+    leakcheck (a third of a second), which this process spends on other work.
+    """
+    out: Future = Future()
+    out.set_running_or_notify_cancel()
+
+    def start() -> None:
+        from concurrent.futures import ProcessPoolExecutor
+
+        try:
+            pool = ProcessPoolExecutor(max_workers=1, mp_context=_pool_context())
+            with _main_without_phantom_file():
+                fut = pool.submit(fn, *args)
+            pool.shutdown(wait=False)  # the process ends once fn has returned
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits on the future
+            out.set_exception(exc)
+            return
+        fut.add_done_callback(lambda f: _settle(out, f))
+
+    threading.Thread(target=start, daemon=True).start()
+    return out
 
 
-def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs: int,
+def _settle(out: Future, done: Future) -> None:
+    exc = done.exception()
+    if exc is not None:
+        out.set_exception(exc)
+    else:
+        out.set_result(done.result())
+
+
+def run_processes(index: EvalIndex | Staged, job: ScanJob, shards: Sequence[Shard], jobs: int,
                   progress: Progress | None = None) -> Iterator[ShardResult]:
     """Steps on this process and ``jobs - 1`` worker processes, which load the index once from its bytes.
 
     This process probes shards too: it holds the index already, so ``--jobs 2`` starts one
     worker, not two that each load the index and add their memory while this one waits.
+    A :class:`Staged` index whose learning is still running: the workers start (and load
+    its base) meanwhile, and are handed what was learned with each shard.
     Shards are taken in row order by whoever is free. A failing shard stops the taking; the
     error raised is the one of the first failing shard in row order (the serial engine's),
     once every shard before it is done.
@@ -299,11 +402,11 @@ def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs:
     ``if __name__ == "__main__"`` guard, a notebook, standard input).
     """
     import queue
-    import threading
     from concurrent.futures import ProcessPoolExecutor
 
+    staged = index if isinstance(index, Staged) else Staged(index)
     if jobs <= 1:
-        yield from run_serial(index, job, shards, progress)
+        yield from run_serial(staged.get(), job, shards, progress)
         return
 
     todo = iter(shards)
@@ -325,7 +428,7 @@ def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs:
         try:
             while s is not None:
                 try:
-                    fut = fut or pool.submit(_worker_step, s)
+                    fut = fut or pool.submit(_worker_step, s, *step_args)
                     done.put(fut.result())
                 except BaseException as exc:  # noqa: BLE001 - handed to the driver thread
                     fail(s, exc)
@@ -335,13 +438,23 @@ def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs:
 
     ctx = _pool_context()
     with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=ctx, initializer=_init_worker,
-                             initargs=(index.to_bytes(with_text=True, compress=False), job)) as pool:
+                             initargs=(staged.base.to_bytes(with_text=True, compress=False), job)) as pool:
+        s = take()
+        ahead = None
+        if not staged.done():
+            # While the learning goes on, the workers start and load the index, and this
+            # process reads its first shard and tokenizes it.
+            with _main_without_phantom_file():
+                for _ in range(jobs - 1):
+                    pool.submit(_worker_ready)
+            ahead = read_ahead(staged.base.levels, job, s) if s is not None else None
+        index = staged.get()
+        step_args = (staged.learned,) if staged.learned is not None else ()
         # The driver takes the first shard (it starts at once), each worker one of the next,
         # submitted here: a submit may start a worker, which must happen in this thread
         # (``_main_without_phantom_file`` changes ``__main__`` meanwhile).
-        s = take()
         with _main_without_phantom_file():
-            firsts = [(w, pool.submit(_worker_step, w) if w is not None else None) for w in (take() for _ in range(jobs - 1))]
+            firsts = [(w, pool.submit(_worker_step, w, *step_args) if w is not None else None) for w in (take() for _ in range(jobs - 1))]
         feeders = [threading.Thread(target=feed, args=(pool, w, f), daemon=True) for w, f in firsts]
         for t in feeders:
             t.start()
@@ -350,7 +463,8 @@ def run_processes(index: EvalIndex, job: ScanJob, shards: Sequence[Shard], jobs:
             while s is not None or running:
                 if s is not None:
                     try:
-                        yield _reported(probe_shard(index, job, s), by_index[s.index], progress)
+                        mine, ahead = probe_shard(index, job, s, ahead), None
+                        yield _reported(mine, by_index[s.index], progress)
                     except GeneratorExit:
                         raise
                     except BaseException as exc:

@@ -74,6 +74,9 @@ class LevelSpec:
     #: picklable data, so another process learns it while the index is built); applied with
     #: :meth:`LevelIndex.with_learned`. ``None``: the level learns nothing from train.
     learn: Callable[[Sequence[Record], ScanConfig], Any] | None = None
+    #: Work on a train batch that needs neither the index nor what was learned (tokenizing),
+    #: done ahead while the scan waits for :attr:`learn`; levels sharing it name one function.
+    prepare: Callable[[Sequence[Record]], None] | None = None
 
     @property
     def rank(self) -> int:
@@ -134,6 +137,12 @@ def _fuzzy_learn(level: str) -> Callable[[Sequence[Record], ScanConfig], Any]:
     return learn
 
 
+def _fuzzy_prepare(batch: Sequence[Record]) -> None:
+    from .detect import fuzzy
+
+    fuzzy.prepare(batch)
+
+
 def _semantic_learn(sample: Sequence[Record], config: ScanConfig) -> Any:
     from .detect import semantic
 
@@ -157,8 +166,9 @@ REGISTRY: dict[str, LevelSpec] = {
     for s in (
         LevelSpec("exact", False, _text_build("exact"), _text_load("exact")),
         LevelSpec("normalized", False, _text_build("normalized"), _text_load("normalized")),
-        LevelSpec("near", True, _fuzzy_build("near"), _fuzzy_load("near"), "near", _fuzzy_learn("near")),
-        LevelSpec("contained", True, _fuzzy_build("contained"), _fuzzy_load("contained"), "contained", _fuzzy_learn("contained")),
+        LevelSpec("near", True, _fuzzy_build("near"), _fuzzy_load("near"), "near", _fuzzy_learn("near"), _fuzzy_prepare),
+        LevelSpec("contained", True, _fuzzy_build("contained"), _fuzzy_load("contained"), "contained", _fuzzy_learn("contained"),
+                  _fuzzy_prepare),
         LevelSpec("semantic", True, _semantic_build, _semantic_load, "semantic", _semantic_learn),
     )
 }

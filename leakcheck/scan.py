@@ -22,7 +22,8 @@ from typing import Any
 from .canon import normalize
 from .collect import Collector, TrainSide, snippet
 from .config import Fields, ScanConfig
-from .engine import RowCounts, ScanJob, ShardResult, probe_records, records_of, run_processes, run_serial, shard_bytes, submit_once, warm_up_for
+from .engine import (RowCounts, ScanJob, ShardResult, Staged, probe_records, records_of, run_processes, run_serial, shard_bytes,
+                     submit_once, warm_up_for)
 from .errors import InputError, LeakcheckError, RecordError, UsageError
 from .formats import DETECT_SAMPLE, FormatSpec, detect_format
 from .index import EvalIndex, TrainLearned
@@ -294,10 +295,10 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
         counts = RowCounts()
         list(records_of(opened.rows, opened.spec, cfg.on_error, counts))
         _no_records(_info(opened, counts), "train")
-    if any(REGISTRY[lv].learn for lv in index.levels):
-        # What the levels learn from the train side's first records (templates, IDF) is learned
-        # before anything is matched, once: every shard is then probed with the same index.
-        index = _with_train_templates(index, opened, cfg, learning)
+    # What the levels learn from the train side's first records (templates, IDF) is learned
+    # before anything is matched, once: every shard is then probed with the same index.
+    staged = Staged(index, (lambda: _train_learned(opened, cfg, learning)) if any(REGISTRY[lv].learn for lv in index.levels)
+                    else None, learning)
     if isinstance(train, (str, os.PathLike)):
         assert opened.source is not None  # a path was opened as a Source
         shards = plan_shards(opened.source, **_shard_size(opened.source, jobs if engine == "local" else 1))
@@ -306,18 +307,19 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
         if engine == "ray":
             from .ray_engine import run_ray
 
-            results: Iterable[ShardResult] = run_ray(index, job, shards, jobs=jobs if jobs > 1 else 0, address=ray_address,
-                                                     progress=progress)
+            results: Iterable[ShardResult] = run_ray(staged.get(), job, shards, jobs=jobs if jobs > 1 else 0,
+                                                     address=ray_address, progress=progress)
         elif jobs > 1 and len(shards) > 1:
-            results = run_processes(index, job, shards, min(jobs, len(shards)), progress)
+            results = run_processes(staged, job, shards, min(jobs, len(shards)), progress)
         else:
-            results = run_serial(index, job, shards, progress)
-        counts, merged, offsets = _reduce(index, job, results, len(shards))
+            results = run_serial(staged.get(), job, shards, progress)
+        counts, merged, offsets = _reduce(staged, job, results, len(shards))
     else:
         counts = RowCounts()
-        merged = probe_records(index, job, records_of(opened.rows, opened.spec, cfg.on_error, counts, opened.detected_from),
-                               TrainSide(opened.spec, None, 0))
+        merged = probe_records(staged.get(), job, records_of(opened.rows, opened.spec, cfg.on_error, counts,
+                                                             opened.detected_from), TrainSide(opened.spec, None, 0))
         offsets = [0]
+    index = staged.get()
     tinfo = _info(opened, counts)
     if counts.records == 0:
         _no_records(tinfo, "train")
@@ -325,20 +327,20 @@ def scan_index(train: Input, index: EvalIndex, config: ScanConfig | None = None,
     return _results(index, cfg, tinfo, collected, notes or {})
 
 
-def _with_train_templates(index: EvalIndex, opened: _Opened, cfg: ScanConfig, learning: "Future[TrainLearned | None] | None") -> EvalIndex:
-    """``index`` with what its fuzzy levels learn from the first train records: learned in
-    another process (``learning``) or, failing that, here."""
+def _train_learned(opened: _Opened, cfg: ScanConfig, learning: "Future[TrainLearned | None] | None") -> TrainLearned:
+    """What the levels learn from the first train records: learned in another process
+    (``learning``) or, failing that, here."""
     try:
         learned = learning.result() if learning is not None else None
         if learned is not None:
-            return index.with_learned(learned)
+            return learned
     except Exception:  # noqa: BLE001 - a failed helper process only costs the time: learn here (and meet its error)
         pass
     learned = TrainLearned.of(_sample(opened, cfg)[0], cfg)
     from .detect.fuzzy import forget_words  # the sample's words: workers hash their own batches
 
     forget_words()
-    return index.with_learned(learned)
+    return learned
 
 
 def _shard_size(source: Source, jobs: int) -> dict[str, int]:
@@ -384,12 +386,12 @@ def _sample(opened: _Opened, cfg: ScanConfig) -> tuple[list[Record], RowCounts]:
     return recs, counts
 
 
-def _reduce(index: EvalIndex, job: ScanJob, results: Iterable[ShardResult], n: int) -> tuple[RowCounts, Collector, list[int]]:
+def _reduce(staged: Staged, job: ScanJob, results: Iterable[ShardResult], n: int) -> tuple[RowCounts, Collector, list[int]]:
     """Merge shard results in shard order: row counts, collector state and each shard's row offset."""
     by_shard: dict[int, ShardResult] = {}
     for r in results:
         by_shard[r.shard] = r
-    merged = Collector(index, job.config, job.efields)
+    merged = Collector(staged.get(), job.config, job.efields)
     counts = RowCounts()
     offsets = []
     for i in range(n):

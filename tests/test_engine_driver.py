@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import pickle
 
 import pytest
 
@@ -55,9 +56,9 @@ def test_two_jobs_start_one_worker_and_the_driver_probes_too(tmp_path, monkeypat
     local: list[int] = []
     real_probe = engine.probe_shard
 
-    def probe(index, job, shard):
+    def probe(index, job, shard, *ahead):
         local.append(shard.index)  # only calls in this process are seen: workers import engine afresh
-        return real_probe(index, job, shard)
+        return real_probe(index, job, shard, *ahead)
 
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", pool)
     monkeypatch.setattr(engine, "probe_shard", probe)
@@ -173,3 +174,91 @@ def test_a_failed_learning_process_is_learned_here(tmp_path):
     got = scan_index(train, index, cfg, learning=failed)["eval"]
     want = scan_index(train, index, cfg)["eval"]
     assert got.findings and [f.to_dict() for f in got.findings] == [f.to_dict() for f in want.findings]
+
+
+def _report(result) -> dict:
+    from leakcheck.report.json import to_dict
+
+    d = to_dict(result)
+    d.pop("created_at")
+    return d
+
+
+def _templated(tmp_path, n=800):
+    """Train prompts that share a long instruction (a train template: 100% of the sample); the eval
+    question has it too, so only the suppressed template keeps the other train questions from
+    matching it at ``near``. Every 50th train row is the eval record itself."""
+    instruction = ("You are a careful assistant for grade school arithmetic. Read the question below, think about it step "
+                   "by step in private, and then answer it with one whole number only, with no units, no words and nothing "
+                   "else at all. Question:")
+    train, ev = tmp_path / "train.jsonl", tmp_path / "eval.jsonl"
+    q, a = f"{instruction} how many legs does a spider have?", "#### 8"
+    rows = [{"prompt": q if i % 50 == 7 else f"{instruction} what is {i} plus {i + 1}?",
+             "completion": a if i % 50 == 7 else f"#### {2 * i + 1}"} for i in range(n)]
+    train.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ev.write_text(json.dumps({"question": q, "answer": a}) + "\n")
+    return train, ev
+
+
+def test_workers_start_while_the_train_templates_are_learned_and_apply_them(tmp_path, monkeypatch):
+    """The learning still running: the worker loads the index meanwhile, the driver reads its
+    first shard ahead, and every shard is probed with the templates (the report is the serial one)."""
+    import threading
+
+    from leakcheck.index import TrainLearned
+    from leakcheck.scan import _sample, scan_index
+
+    train, ev = _templated(tmp_path)
+    monkeypatch.setattr(shards_mod, "SHARD_BYTES", 8192)
+    cfg = leakcheck.ScanConfig()
+    index = build_index([("eval", ev)], cfg)
+    learned = TrainLearned.of(_sample(_open(str(train), cfg.train_fields, "train"), cfg)[0], cfg)
+    ahead: list[int] = []
+    real_ahead = engine.read_ahead
+
+    def read_ahead(levels, job, shard):
+        got = real_ahead(levels, job, shard)
+        ahead.append(shard.index if got is not None and not learning.done() else -1)
+        return got
+
+    monkeypatch.setattr(engine, "read_ahead", read_ahead)
+    learning: concurrent.futures.Future = concurrent.futures.Future()
+    threading.Timer(1.0, learning.set_result, (learned,)).start()
+    parallel = scan_index(train, index, cfg, jobs=2, learning=learning)["eval"]
+    assert ahead == [0]  # read while the learning was still running
+    assert [(f.kind, f.level, f.train_line) for f in parallel.findings] == [("prompt", "exact", 8 + 50 * k) for k in range(16)]
+    assert _report(parallel) == _report(scan_index(train, index, cfg)["eval"])
+    # without the train template every other train question would be a near match of the eval one
+    # without the train template the other train questions are near siblings of the eval one
+    bare = _report(scan_index(train, index, leakcheck.ScanConfig(levels=("near",), sample_size=0))["eval"])
+    assert bare["siblings"] and not _report(parallel)["siblings"]
+
+
+def test_a_shard_read_ahead_is_probed_as_read_and_its_words_are_not_hashed_again(tmp_path, monkeypatch):
+    from leakcheck.detect import fuzzy, grams
+
+    train, ev = _files(tmp_path)
+    cfg = leakcheck.ScanConfig(batch_size=64)
+    index, job = _setup(train, ev, cfg)
+    (shard,) = shards_mod.plan_shards(open_source(train))
+    want = engine.probe_shard(index, job, shard)
+    fuzzy.forget_words()
+    ahead = engine.read_ahead(index.levels, job, shard)
+    assert ahead is not None and ahead.counts.records == 800 == len(ahead.records)
+    hashed: list[int] = []
+    real = grams.words
+    monkeypatch.setattr(grams, "words", lambda texts: hashed.append(len(texts)) or real(texts))
+    got = engine.probe_shard(index, job, shard, ahead)
+    assert hashed == []  # every batch's words were ready, for both fuzzy levels and both fields
+    assert got.counts == want.counts and got.counts.records == 800
+    assert pickle.dumps(got.state) == pickle.dumps(want.state)  # the same matches, in the same order
+
+
+def test_a_shard_with_a_bad_row_is_not_read_ahead(tmp_path):
+    train, ev = _files(tmp_path, bad=(90,))
+    cfg = leakcheck.ScanConfig()
+    index, job = _setup(train, ev, cfg)
+    (shard,) = shards_mod.plan_shards(open_source(train))
+    assert engine.read_ahead(index.levels, job, shard) is None
+    with pytest.raises(InputError, match="line 90: invalid JSON"):
+        engine.probe_shard(index, job, shard)

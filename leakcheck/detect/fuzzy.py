@@ -49,19 +49,39 @@ class _WordCache:
     refilled in place, or a new list that got a freed list's ``id``, cannot be served the
     words of other texts (the cached entry holds its texts, so their ids stay taken). An
     entry is replaced as a whole, so concurrent callers never see another batch's words.
+
+    Batches tokenized ahead (:meth:`ahead`, while the scan waits for the train templates)
+    wait under their first record until a detector asks for them.
     """
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[list[str | None], grams.Words]] = {}
+        self._ahead: dict[tuple[str, int], tuple[Record, list[str | None], grams.Words]] = {}
 
     def get(self, batch: Sequence[Record], field: str) -> grams.Words:
         texts = [getattr(r, field) for r in batch]
         hit = self._entries.get(field)
-        if hit is not None and len(hit[0]) == len(texts) and all(map(operator.is_, hit[0], texts)):
+        if hit is not None and _same(hit[0], texts):
             return hit[1]
-        w = grams.words(texts)
+        early = self._ahead.pop((field, id(batch[0])), None) if batch else None
+        w = early[2] if early is not None and early[0] is batch[0] and _same(early[1], texts) else grams.words(texts)
         self._entries[field] = (texts, w)
         return w
+
+    def ahead(self, batch: Sequence[Record]) -> None:
+        """Tokenize ``batch`` now for the :meth:`get` that will ask for it."""
+        if batch:
+            for f in FIELDS:
+                texts = [getattr(r, f) for r in batch]
+                self._ahead[(f, id(batch[0]))] = (batch[0], texts, grams.words(texts))
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._ahead.clear()
+
+
+def _same(a: list[str | None], b: list[str | None]) -> bool:
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 _CACHE = _WordCache()
@@ -69,7 +89,12 @@ _CACHE = _WordCache()
 
 def forget_words() -> None:
     """Let go of the cached words (the driver's train sample: workers hash their own batches)."""
-    _CACHE._entries.clear()
+    _CACHE.clear()
+
+
+def prepare(batch: Sequence[Record]) -> None:
+    """Tokenize a train batch ahead of its probe: the work of both fuzzy levels that needs no index."""
+    _CACHE.ahead(batch)
 
 
 #: What one field's template search found: how many n-grams, and ``(hash, share, text)`` of each, commonest first.

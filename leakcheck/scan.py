@@ -344,10 +344,15 @@ def _train_learned(opened: _Opened, cfg: ScanConfig, learning: "Future[TrainLear
 
 
 def _shard_size(source: Source, jobs: int) -> dict[str, int]:
-    """``target_bytes`` for :func:`plan_shards` when ``jobs`` workers want equal shards; else its default."""
+    """``target_bytes`` for :func:`plan_shards` when ``jobs`` workers want equal shards (else its
+    default), and short shards at the end (``tail_bytes``) so that they finish together."""
     most = _shards.SHARD_BYTES
-    size = shard_bytes(sum(_file_size(f) for f in source.files), jobs, most)
-    return {"target_bytes": size} if size != most else {}
+    total = sum(_file_size(f) for f in source.files)
+    size = shard_bytes(total, jobs, most)
+    out = {"target_bytes": size} if size != most else {}
+    if jobs > 1 and total > most:
+        out["tail_bytes"] = jobs * size
+    return out
 
 
 def _file_size(path: str) -> int:

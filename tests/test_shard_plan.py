@@ -54,3 +54,26 @@ def test_findings_do_not_depend_on_the_plan(tmp_path, monkeypatch):
     rows = [(f.kind, f.level, f.train_line) for f in whole.findings]
     assert rows == [(f.kind, f.level, f.train_line) for f in parallel.findings]
     assert rows == [("pair", "exact", 1 + 5 + 37 * k) for k in range(17)]
+
+
+def test_the_tail_of_a_parallel_plan_is_cut_in_quarter_shards(tmp_path, monkeypatch):
+    """Workers that take shards as they free up finish together when the last shards are short."""
+    p = tmp_path / "train.jsonl"
+    _train(p, 600)
+    size = p.stat().st_size
+    target = shard_bytes(size, 2, 8192)
+    plan = shards_mod.plan_shards(open_source(p), target, tail_bytes=2 * target)
+    plain = shards_mod.plan_shards(open_source(p), target)
+    longest = max(len(line) for line in p.read_bytes().splitlines(keepends=True))
+    head = [s for s in plan if s.start < size - 2 * target]
+    assert [(s.start, s.stop) for s in head] == [(s.start, s.stop) for s in plain[: len(head)]]
+    tail = plan[len(head):]
+    assert len(tail) >= 7 and all(s.size <= target // 4 + longest for s in tail)
+    assert sum(s.size for s in plan) == size and [s.index for s in plan] == list(range(len(plan)))
+    assert [r.number for s in plan for r in shards_mod.iter_shard(s)] == list(range(1, 601))
+    # the scan plans it so with more than one job
+    from leakcheck.scan import _shard_size
+
+    monkeypatch.setattr(shards_mod, "SHARD_BYTES", 8192)
+    assert _shard_size(open_source(p), 2) == {"target_bytes": target, "tail_bytes": 2 * target}
+    assert _shard_size(open_source(p), 1) == {}

@@ -49,16 +49,21 @@ class Shard:
     size: int = 0
 
 
-def plan_shards(source: Source, target_bytes: int = SHARD_BYTES) -> list[Shard]:
-    """The shards of ``source``, in row order."""
+def plan_shards(source: Source, target_bytes: int = SHARD_BYTES, tail_bytes: int = 0) -> list[Shard]:
+    """The shards of ``source``, in row order.
+
+    ``tail_bytes``: the last that many bytes of the last JSONL file are cut in shards of a
+    quarter of ``target_bytes``, so that workers taking shards as they free up finish
+    together (the last shard taken is short).
+    """
     out: list[Shard] = []
     if source.kind == "hf":
         return [Shard(0, source.files[0], "hf", size=_size(source.files[0]))]
-    for f in source.files:
+    for k, f in enumerate(source.files):
         low = f.lower()
         size = _size(f)
         if low.endswith(_SPLITTABLE) and size > target_bytes and _plain_lines(f):
-            out += _line_shards(f, size, target_bytes, len(out))
+            out += _line_shards(f, size, target_bytes, len(out), tail_bytes if k == len(source.files) - 1 else 0)
         elif low.endswith(".parquet"):
             out += _rowgroup_shards(f, size, target_bytes, len(out))
         else:
@@ -82,14 +87,16 @@ def _plain_lines(path: str) -> bool:
     return codec_of_bytes(head) is None and head.lstrip(b"\xef\xbb\xbf").lstrip()[:1] != b"["
 
 
-def _line_shards(path: str, size: int, target: int, first: int) -> list[Shard]:
-    """Byte ranges starting at line starts; the lines before each range are counted on the way."""
+def _line_shards(path: str, size: int, target: int, first: int, tail: int = 0) -> list[Shard]:
+    """Byte ranges starting at line starts; the lines before each range are counted on the way.
+    Ranges in the last ``tail`` bytes aim at a quarter of ``target``."""
     out: list[Shard] = []
     start, lines = 0, 0
     with open(path, "rb") as fh:
         while start < size:
             fh.seek(start)
-            stop, counted = _range_end(fh, start, target)
+            want = target if size - start > tail else max(1, target // 4)
+            stop, counted = _range_end(fh, start, want)
             out.append(Shard(first + len(out), path, "lines", start, stop, lines, stop - start))
             lines += counted
             start = stop

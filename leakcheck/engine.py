@@ -110,6 +110,10 @@ class Staged:
         """Whether :meth:`get` returns without waiting (or learning here)."""
         return self._index is not None or (self._pending is not None and self._pending.done())
 
+    def learning_elsewhere(self) -> bool:
+        """Whether :meth:`get` would wait for another process (this one is free meanwhile)."""
+        return self._index is None and self._pending is not None and not self._pending.done()
+
     def get(self) -> EvalIndex:
         """The index with what was learned applied: learned (or waited for) on the first call."""
         if self._index is None:
@@ -443,11 +447,12 @@ def run_processes(index: EvalIndex | Staged, job: ScanJob, shards: Sequence[Shar
         ahead = None
         if not staged.done():
             # While the learning goes on, the workers start and load the index, and this
-            # process reads its first shard and tokenizes it.
+            # process reads its first shard and tokenizes it (unless it is to learn itself).
             with _main_without_phantom_file():
                 for _ in range(jobs - 1):
                     pool.submit(_worker_ready)
-            ahead = read_ahead(staged.base.levels, job, s) if s is not None else None
+            if s is not None and staged.learning_elsewhere():
+                ahead = read_ahead(staged.base.levels, job, s)
         index = staged.get()
         step_args = (staged.learned,) if staged.learned is not None else ()
         # The driver takes the first shard (it starts at once), each worker one of the next,

@@ -262,3 +262,15 @@ def test_a_shard_with_a_bad_row_is_not_read_ahead(tmp_path):
     assert engine.read_ahead(index.levels, job, shard) is None
     with pytest.raises(InputError, match="line 90: invalid JSON"):
         engine.probe_shard(index, job, shard)
+
+
+def test_a_driver_that_learns_itself_reads_nothing_ahead(tmp_path, monkeypatch):
+    from leakcheck.scan import scan_index
+
+    train, ev = _templated(tmp_path)
+    monkeypatch.setattr(shards_mod, "SHARD_BYTES", 8192)
+    monkeypatch.setattr(engine, "read_ahead", lambda *a: pytest.fail("read ahead, then learned here: its words are dropped"))
+    cfg = leakcheck.ScanConfig()
+    index = build_index([("eval", ev)], cfg)
+    parallel = scan_index(train, index, cfg, jobs=2)["eval"]  # no learning process: this one learns
+    assert _report(parallel) == _report(scan_index(train, index, cfg)["eval"])

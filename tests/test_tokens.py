@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+from unittest import mock
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -49,3 +52,51 @@ def test_gsm8k_non_ascii_answers_hash_as_the_reference():
     texts = [t for line in (SHARED_DATA / "gsm8k" / "test.jsonl").open() for t in json.loads(line).values() if not t.isascii()]
     assert len(texts) > 100
     assert words(texts).hashes.tolist() == _reference(texts).tolist()
+
+
+# -- the compiled tokenizer (leakcheck/_tokens.c) against the NumPy one --------------------------
+
+_BYTES_ALPHABET = st.sampled_from(list("aZ9_ -=*#!?.~\t\n\x01\x7f\x00é中") + ["=====", "-" * 70, "Ab" * 40, "x" * 64, "Q" * 65, "++++"])
+
+
+def _numpy_words(texts: list[str | None]) -> grams.Words:
+    with mock.patch.dict(os.environ, {"LEAKCHECK_NO_KERNEL": "1"}):
+        grams._kernel.cache_clear()
+        try:
+            return words(texts)
+        finally:
+            grams._kernel.cache_clear()
+
+
+def _same(a: grams.Words, b: grams.Words) -> bool:
+    return a.blob == b.blob and all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("hashes", "offsets", "starts", "ends"))
+
+
+needs_kernel = pytest.mark.skipif(grams._kernel() is None, reason="leakcheck._tokens was not compiled (no C compiler at install)")
+
+
+@needs_kernel
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.lists(_BYTES_ALPHABET, max_size=30).map("".join)), max_size=8))
+def test_the_compiled_tokenizer_gives_the_numpy_tokens_and_hashes(texts):
+    """Runs of symbols, tokens of 8, 64 and 65+ bytes (xxh3), upper case, control bytes, empty texts."""
+    assert _same(words(texts), _numpy_words(texts))
+
+
+@needs_kernel
+def test_the_compiled_tokenizer_on_bundled_chat_records():
+    import json
+    from pathlib import Path
+
+    import leakcheck
+
+    path = Path(leakcheck.__file__).parent / "data" / "chat_small" / "train_chat.jsonl"
+    texts = [m["content"] for line in path.open() for m in json.loads(line)["messages"]]
+    assert len(texts) > 50
+    got = words(texts)
+    assert _same(got, _numpy_words(texts)) and len(got.hashes) > 1000
+
+
+def test_without_the_compiled_tokenizer_the_numpy_one_runs():
+    w = _numpy_words(["The CAT sat -----", None])
+    assert [w.text(i, 1) for i in range(len(w.hashes))] == ["The", "CAT", "sat", "-----"] and w.offsets.tolist() == [0, 4, 4]

@@ -26,10 +26,13 @@ True
 from __future__ import annotations
 
 import functools
+import importlib
+import os
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import xxhash
@@ -188,16 +191,46 @@ def words(texts: Sequence[str | None]) -> Words:
 def _words_ascii(parts: list[str], sizes: np.ndarray) -> Words:
     """Tokens of texts that are ASCII or already reduced to space-separated tokens.
 
-    A token is read as little-endian 8-byte integers straight from the byte buffer (one
-    unaligned load per 8 bytes), combined and mixed. Token boundaries come from byte
-    classes: word bytes (``\\w`` in ASCII, or any byte of a multi-byte character), symbol
-    bytes (the other printable ASCII characters, one token each, or one per run of
-    ``_RUN`` or more equal ones) and the rest (spaces, control characters).
+    A token is read as little-endian 8-byte integers, combined and mixed. Token boundaries
+    come from byte classes: word bytes (``\\w`` in ASCII, or any byte of a multi-byte
+    character), symbol bytes (the other printable ASCII characters, one token each, or one
+    per run of ``_RUN`` or more equal ones) and the rest (spaces, control characters).
+    The compiled kernel (``leakcheck._tokens``, built where a C compiler is) does it in one
+    pass over the bytes; :func:`_words_numpy` is the same in NumPy passes.
     """
     blob = "\x00".join(parts).encode("utf-8")
     # text i occupies bytes [text_start[i], text_start[i] + size[i] - 1), one separator after it
     text_start = np.zeros(len(parts), dtype=np.int64)
     np.cumsum(sizes[:-1], out=text_start[1:])
+    kernel = _kernel()
+    if kernel is None:
+        return _words_numpy(blob, text_start, len(parts))
+    hashes, starts, ends, offsets, long = kernel.tokens(blob, text_start)
+    w = Words(np.frombuffer(hashes, dtype=_U64), np.frombuffer(offsets, dtype=np.int64), blob,
+              np.frombuffer(starts, dtype=np.int64), np.frombuffer(ends, dtype=np.int64))
+    for i in long:  # tokens over _VECTOR_MAX bytes: xxh3 of their lower-cased bytes, as below
+        assert w.starts is not None and w.ends is not None
+        a, e = int(w.starts[i]), int(w.ends[i])
+        w.hashes[i] = mix64(np.array([xxhash.xxh3_64_intdigest(blob[a:e].lower()) ^ ((e - a) * int(_MUL) & _M64)], dtype=_U64))[0]
+    return w
+
+
+_M64 = (1 << 64) - 1
+
+
+@functools.cache
+def _kernel() -> Any:
+    """The compiled tokenizer, or ``None`` (no C compiler at install, or ``LEAKCHECK_NO_KERNEL=1``)."""
+    if os.environ.get("LEAKCHECK_NO_KERNEL"):
+        return None
+    try:
+        return importlib.import_module("leakcheck._tokens")
+    except ImportError:
+        return None
+
+
+def _words_numpy(blob: bytes, text_start: np.ndarray, n_texts: int) -> Words:
+    """:func:`_words_ascii` in NumPy passes: one unaligned 8-byte load per 8 bytes of a token."""
     b = np.frombuffer(blob, dtype=np.uint8)
     n = len(b)
     # comparisons beat a table lookup
@@ -220,7 +253,7 @@ def _words_ascii(parts: list[str], sizes: np.ndarray) -> Words:
     for i in np.flatnonzero(lengths > _VECTOR_MAX).tolist():
         h[i] = xxhash.xxh3_64_intdigest(padded[starts[i] : ends[i]].tobytes())
     hashes = mix64(h ^ (lengths * _MUL))
-    offsets = np.empty(len(parts) + 1, dtype=np.int64)
+    offsets = np.empty(n_texts + 1, dtype=np.int64)
     offsets[:-1] = np.searchsorted(starts, text_start)
     offsets[-1] = len(starts)
     return Words(hashes, offsets, blob, starts, ends)

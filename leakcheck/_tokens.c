@@ -1,0 +1,174 @@
+/* Token boundaries and token hashes of a batch of texts, in one pass over their bytes.
+
+   The compiled twin of leakcheck.detect.grams._words_numpy: the same tokens and the same
+   64-bit hashes (tests/test_tokens.py checks them equal), several times faster, because a
+   byte is looked at once instead of once per NumPy pass. Without a C compiler leakcheck
+   runs the NumPy version.
+
+   A token is a run of word bytes (ASCII letters, digits, '_', any byte >= 0x80), a printable
+   ASCII symbol, or a run of four or more of one symbol (hashed as four). Its hash: its
+   lower-cased bytes read 8 at a time as little-endian integers, combined with the
+   MurmurHash3 finalizer, then mixed with its length. Tokens over 64 bytes are left to the
+   caller (xxh3 of their bytes), which gets their indexes. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define MUL 0x9E3779B97F4A7C15ULL
+#define RUN 4
+#define VECTOR_MAX 64
+
+static unsigned char cls[256]; /* 1: word byte, 2: symbol, 0: other */
+static unsigned char lower[256];
+
+static inline uint64_t mix64(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+/* Up to 8 lower-cased bytes from p, little-endian; ``end`` bounds the buffer. */
+static inline uint64_t load(const unsigned char *p, Py_ssize_t len, const unsigned char *end) {
+    uint64_t v = 0;
+    if (p + 8 <= end) {
+        memcpy(&v, p, 8);
+#if PY_BIG_ENDIAN
+        v = __builtin_bswap64(v);
+#endif
+        /* ASCII A-Z to a-z, 8 bytes at once: a byte is upper case when it is ASCII, >= 'A' and not > 'Z' */
+        uint64_t low7 = v & 0x7F7F7F7F7F7F7F7FULL;
+        uint64_t ge_a = low7 + 0x3F3F3F3F3F3F3F3FULL, gt_z = low7 + 0x2525252525252525ULL;
+        uint64_t upper = ~v & (ge_a ^ gt_z) & 0x8080808080808080ULL;
+        v |= upper >> 2;
+        return len >= 8 ? v : v & ((1ULL << (8 * len)) - 1);
+    }
+    for (Py_ssize_t k = len - 1; k >= 0; k--) v = (v << 8) | lower[p[k]];
+    return v;
+}
+
+static inline uint64_t token_hash(const unsigned char *p, Py_ssize_t len, const unsigned char *end) {
+    uint64_t h = load(p, len < 8 ? len : 8, end);
+    for (Py_ssize_t k = 8; k < len; k += 8) {
+        Py_ssize_t rest = len - k;
+        h = mix64(h) + load(p + k, rest < 8 ? rest : 8, end);
+    }
+    return mix64(h ^ ((uint64_t)len * MUL));
+}
+
+/* Calls emit(start, end, hashed_len) for every token of b[0:n]; returns the count. */
+#define SCAN(EMIT)                                                             \
+    do {                                                                       \
+        Py_ssize_t i = 0;                                                      \
+        while (i < n) {                                                        \
+            unsigned char c = cls[b[i]];                                       \
+            if (c == 1) {                                                      \
+                Py_ssize_t j = i + 1;                                          \
+                while (j < n && cls[b[j]] == 1) j++;                           \
+                EMIT(i, j, j - i);                                             \
+                i = j;                                                         \
+            } else if (c == 2) {                                               \
+                Py_ssize_t j = i + 1;                                          \
+                while (j < n && b[j] == b[i]) j++;                             \
+                if (j - i >= RUN) {                                            \
+                    EMIT(i, j, RUN);                                           \
+                } else {                                                       \
+                    for (Py_ssize_t q = i; q < j; q++) EMIT(q, q + 1, 1);      \
+                }                                                              \
+                i = j;                                                         \
+            } else {                                                           \
+                i++;                                                           \
+            }                                                                  \
+        }                                                                      \
+    } while (0)
+
+#define COUNT(s, e, l) (count++, n_long += ((l) > VECTOR_MAX))
+
+/* tokens(blob, text_starts) -> (hashes, starts, ends, offsets, long)
+
+   blob: the texts' bytes joined by NUL; text_starts: int64 offset of each text in blob.
+   hashes (uint64), starts/ends (int64 byte offsets in blob), offsets (int64, one per text
+   plus the total) come back as bytearrays; long lists the tokens whose hash the caller fills. */
+static PyObject *tokens(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer blob, ts;
+    if (!PyArg_ParseTuple(args, "y*y*", &blob, &ts)) return NULL;
+    const unsigned char *b = (const unsigned char *)blob.buf;
+    Py_ssize_t n = blob.len, n_texts = ts.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *text_start = (const int64_t *)ts.buf;
+    Py_ssize_t count = 0, n_long = 0;
+    Py_ssize_t *long_at = NULL;
+    PyObject *hashes = NULL, *starts = NULL, *ends = NULL, *offsets = NULL, *longs = NULL, *out = NULL;
+
+    Py_BEGIN_ALLOW_THREADS
+    SCAN(COUNT);
+    Py_END_ALLOW_THREADS
+
+    hashes = PyByteArray_FromStringAndSize(NULL, count * 8);
+    starts = PyByteArray_FromStringAndSize(NULL, count * 8);
+    ends = PyByteArray_FromStringAndSize(NULL, count * 8);
+    offsets = PyByteArray_FromStringAndSize(NULL, (n_texts + 1) * 8);
+    longs = PyList_New(n_long);
+    long_at = n_long ? PyMem_Malloc(n_long * sizeof(Py_ssize_t)) : NULL;
+    if (!hashes || !starts || !ends || !offsets || !longs || (n_long && !long_at)) goto done;
+    {
+        uint64_t *h = (uint64_t *)PyByteArray_AS_STRING(hashes);
+        int64_t *st = (int64_t *)PyByteArray_AS_STRING(starts);
+        int64_t *en = (int64_t *)PyByteArray_AS_STRING(ends);
+        int64_t *off = (int64_t *)PyByteArray_AS_STRING(offsets);
+        Py_ssize_t t = 0, tok = 0, m = 0;
+#define FILL(s, e, l)                                                          \
+    do {                                                                       \
+        while (t < n_texts && text_start[t] <= (s)) off[t++] = tok;              \
+        st[tok] = (s);                                                           \
+        en[tok] = (e);                                                           \
+        if ((l) > VECTOR_MAX) {                                                \
+            h[tok] = 0;                                                          \
+            long_at[m++] = tok;                                                  \
+        } else {                                                               \
+            h[tok] = token_hash(b + (s), (l), b + n);                                   \
+        }                                                                      \
+        tok++;                                                                 \
+    } while (0)
+        Py_BEGIN_ALLOW_THREADS
+        SCAN(FILL);
+        Py_END_ALLOW_THREADS
+        while (t < n_texts) off[t++] = tok;
+        off[n_texts] = tok;
+        for (Py_ssize_t j = 0; j < n_long; j++) {
+            PyObject *v = PyLong_FromSsize_t(long_at[j]);
+            if (!v) goto done;
+            PyList_SET_ITEM(longs, j, v);
+        }
+    }
+    out = PyTuple_Pack(5, hashes, starts, ends, offsets, longs);
+done:
+    PyMem_Free(long_at);
+    Py_XDECREF(hashes);
+    Py_XDECREF(starts);
+    Py_XDECREF(ends);
+    Py_XDECREF(offsets);
+    Py_XDECREF(longs);
+    PyBuffer_Release(&blob);
+    PyBuffer_Release(&ts);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"tokens", tokens, METH_VARARGS, "tokens(blob, text_starts) -> (hashes, starts, ends, offsets, long)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_tokens", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__tokens(void) {
+    for (int c = 0; c < 256; c++) {
+        int word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 128;
+        cls[c] = word ? 1 : (c >= 33 && c <= 126) ? 2 : 0;
+        lower[c] = (c >= 'A' && c <= 'Z') ? (unsigned char)(c | 32) : (unsigned char)c;
+    }
+    return PyModule_Create(&module);
+}

@@ -295,9 +295,12 @@ def _init_worker(index_bytes: bytes, job: ScanJob) -> None:
     _WORKER["base"] = _WORKER["index"] = EvalIndex.from_bytes(index_bytes, job.config)
     _WORKER["job"] = job
     _WORKER["learned"] = None
+    _WORKER["ahead"] = {}
 
 
-def _worker_ready() -> int:
+def _worker_read_ahead(shard: Shard) -> int:
+    """Read ``shard`` ahead in this worker, for the step that probes it (see :func:`read_ahead`)."""
+    _WORKER["ahead"][shard.index] = read_ahead(_WORKER["base"].levels, _WORKER["job"], shard)
     return os.getpid()
 
 
@@ -306,7 +309,11 @@ def _worker_step(shard: Shard, learned: TrainLearned | None = None) -> ShardResu
     a pool serves one scan, so every step brings the same)."""
     if learned is not None and _WORKER["learned"] is None:
         _WORKER["index"], _WORKER["learned"] = _WORKER["base"].with_learned(learned), learned
-    return probe_shard(_WORKER["index"], _WORKER["job"], shard)
+    held: dict[int, ReadAhead | None] = _WORKER["ahead"]
+    ahead = held.pop(shard.index, None)
+    for k in [k for k in held if k < shard.index]:  # shards are taken in order: another worker probed them
+        del held[k]
+    return probe_shard(_WORKER["index"], _WORKER["job"], shard, ahead)
 
 
 def _pool_context() -> Any:
@@ -443,23 +450,25 @@ def run_processes(index: EvalIndex | Staged, job: ScanJob, shards: Sequence[Shar
     ctx = _pool_context()
     with ProcessPoolExecutor(max_workers=jobs - 1, mp_context=ctx, initializer=_init_worker,
                              initargs=(staged.base.to_bytes(with_text=True, compress=False), job)) as pool:
+        # The driver takes the first shard (it starts at once), each worker one of the next.
         s = take()
+        nexts = [take() for _ in range(jobs - 1)]
         ahead = None
         if not staged.done():
-            # While the learning goes on, the workers start and load the index, and this
-            # process reads its first shard and tokenizes it (unless it is to learn itself).
+            # While the learning goes on, the workers start, load the index and read their
+            # first shards ahead, and so does this process if the learning is not its own. A
+            # submit may start a worker, which must happen in this thread
+            # (``_main_without_phantom_file`` changes ``__main__`` meanwhile).
             with _main_without_phantom_file():
-                for _ in range(jobs - 1):
-                    pool.submit(_worker_ready)
+                for w in nexts:
+                    if w is not None:
+                        pool.submit(_worker_read_ahead, w)
             if s is not None and staged.learning_elsewhere():
                 ahead = read_ahead(staged.base.levels, job, s)
         index = staged.get()
         step_args = (staged.learned,) if staged.learned is not None else ()
-        # The driver takes the first shard (it starts at once), each worker one of the next,
-        # submitted here: a submit may start a worker, which must happen in this thread
-        # (``_main_without_phantom_file`` changes ``__main__`` meanwhile).
         with _main_without_phantom_file():
-            firsts = [(w, pool.submit(_worker_step, w, *step_args) if w is not None else None) for w in (take() for _ in range(jobs - 1))]
+            firsts = [(w, pool.submit(_worker_step, w, *step_args) if w is not None else None) for w in nexts]
         feeders = [threading.Thread(target=feed, args=(pool, w, f), daemon=True) for w, f in firsts]
         for t in feeders:
             t.start()

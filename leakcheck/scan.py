@@ -339,7 +339,7 @@ def _train_learned(opened: _Opened, cfg: ScanConfig, learning: "Future[TrainLear
     learned = TrainLearned.of(_sample(opened, cfg)[0], cfg)
     from .detect.fuzzy import forget_words  # the sample's words: workers hash their own batches
 
-    forget_words()
+    forget_words(ahead=False)  # not the batches this process read ahead: it probes them next
     return learned
 
 

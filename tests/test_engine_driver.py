@@ -274,3 +274,27 @@ def test_a_driver_that_learns_itself_reads_nothing_ahead(tmp_path, monkeypatch):
     index = build_index([("eval", ev)], cfg)
     parallel = scan_index(train, index, cfg, jobs=2)["eval"]  # no learning process: this one learns
     assert _report(parallel) == _report(scan_index(train, index, cfg)["eval"])
+
+
+def test_a_worker_probes_the_shard_it_read_ahead_and_drops_those_another_worker_took(tmp_path, monkeypatch):
+    """The worker's side, run here: its first shard read ahead while the templates are learned."""
+    from leakcheck.detect import fuzzy, grams
+
+    train, ev = _files(tmp_path)
+    cfg = leakcheck.ScanConfig(batch_size=64)
+    index, job = _setup(train, ev, cfg)
+    plan = shards_mod.plan_shards(open_source(train), 8192)
+    assert len(plan) >= 4
+    monkeypatch.setattr(engine, "_WORKER", {})
+    engine._init_worker(index.to_bytes(with_text=True, compress=False), job)
+    want = [pickle.dumps(engine.probe_shard(engine._WORKER["base"], job, sh).state) for sh in plan]  # the worker's index
+    fuzzy.forget_words()
+    engine._worker_read_ahead(plan[1])
+    engine._worker_read_ahead(plan[2])  # this worker's guess: another worker gets shard 2 first
+    hashed: list[int] = []
+    real = grams.words
+    monkeypatch.setattr(grams, "words", lambda texts: hashed.append(len(texts)) or real(texts))
+    got = engine._worker_step(plan[1])
+    assert hashed == [] and pickle.dumps(got.state) == want[1]  # read ahead: nothing tokenized again
+    got = engine._worker_step(plan[3])
+    assert hashed and pickle.dumps(got.state) == want[3] and engine._WORKER["ahead"] == {}  # shard 2's read-ahead dropped

@@ -51,7 +51,8 @@ class _WordCache:
     entry is replaced as a whole, so concurrent callers never see another batch's words.
 
     Batches tokenized ahead (:meth:`ahead`, while the scan waits for the train templates)
-    wait under their first record until a detector asks for them.
+    wait under their first record until a detector asks for them; at most :data:`_MAX_AHEAD`
+    wait.
     """
 
     def __init__(self) -> None:
@@ -63,10 +64,15 @@ class _WordCache:
         hit = self._entries.get(field)
         if hit is not None and _same(hit[0], texts):
             return hit[1]
-        early = self._ahead.pop((field, id(batch[0])), None) if batch else None
-        w = early[2] if early is not None and early[0] is batch[0] and _same(early[1], texts) else grams.words(texts)
+        w = self._from_ahead(batch, texts, field)
+        if w is None:
+            w = grams.words(texts)
         self._entries[field] = (texts, w)
         return w
+
+    def _from_ahead(self, batch: Sequence[Record], texts: list[str | None], field: str) -> grams.Words | None:
+        early = self._ahead.pop((field, id(batch[0])), None) if batch else None
+        return early[2] if early is not None and early[0] is batch[0] and _same(early[1], texts) else None
 
     def ahead(self, batch: Sequence[Record]) -> None:
         """Tokenize ``batch`` now for the :meth:`get` that will ask for it."""
@@ -74,10 +80,17 @@ class _WordCache:
             for f in FIELDS:
                 texts = [getattr(r, f) for r in batch]
                 self._ahead[(f, id(batch[0]))] = (batch[0], texts, grams.words(texts))
+            while len(self._ahead) > _MAX_AHEAD:  # left by a shard never probed here: the oldest go
+                del self._ahead[next(iter(self._ahead))]
 
-    def clear(self) -> None:
+    def clear(self, ahead: bool = True) -> None:
         self._entries.clear()
-        self._ahead.clear()
+        if ahead:
+            self._ahead.clear()
+
+
+#: Batches (per field) waiting in the word cache at most: a shard of 16 MiB of short records.
+_MAX_AHEAD = 64
 
 
 def _same(a: list[str | None], b: list[str | None]) -> bool:
@@ -87,9 +100,10 @@ def _same(a: list[str | None], b: list[str | None]) -> bool:
 _CACHE = _WordCache()
 
 
-def forget_words() -> None:
-    """Let go of the cached words (the driver's train sample: workers hash their own batches)."""
-    _CACHE.clear()
+def forget_words(ahead: bool = True) -> None:
+    """Let go of the cached words (the driver's train sample: workers hash their own batches);
+    ``ahead=False`` keeps the batches tokenized ahead that are still to be probed."""
+    _CACHE.clear(ahead)
 
 
 def prepare(batch: Sequence[Record]) -> None:

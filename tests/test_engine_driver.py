@@ -298,3 +298,13 @@ def test_a_worker_probes_the_shard_it_read_ahead_and_drops_those_another_worker_
     assert hashed == [] and pickle.dumps(got.state) == want[1]  # read ahead: nothing tokenized again
     got = engine._worker_step(plan[3])
     assert hashed and pickle.dumps(got.state) == want[3] and engine._WORKER["ahead"] == {}  # shard 2's read-ahead dropped
+
+
+def test_submit_once_returns_at_once_and_its_future_carries_the_result_or_the_error():
+    import os
+
+    fut = engine.submit_once(os.getpid)
+    assert fut.result(timeout=120) != os.getpid()  # another process
+    bad = engine.submit_once(int, "not a number")
+    with pytest.raises(ValueError, match="invalid literal"):
+        bad.result(timeout=120)

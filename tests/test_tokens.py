@@ -100,3 +100,18 @@ def test_the_compiled_tokenizer_on_bundled_chat_records():
 def test_without_the_compiled_tokenizer_the_numpy_one_runs():
     w = _numpy_words(["The CAT sat -----", None])
     assert [w.text(i, 1) for i in range(len(w.hashes))] == ["The", "CAT", "sat", "-----"] and w.offsets.tolist() == [0, 4, 4]
+
+
+@needs_kernel
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=300), st.lists(st.integers(0, 2**64 - 1), max_size=300),
+       st.sampled_from([0, 1, 2**32, 2**64 - 1]))
+def test_the_compiled_hash_set_lookup_finds_what_the_numpy_one_finds(keys, others, special):
+    """Every key found at its position, every other hash -1; 0 (the empty slot's key) included."""
+    k = np.array(keys + [special], dtype=np.uint64)
+    s = grams.HashSet(k)
+    h = np.array(others + keys + [special, 0, 0], dtype=np.uint64)
+    got = s.find(h)
+    assert got.tolist() == s._find_numpy(h).tolist()
+    present = np.isin(h, s.keys)
+    assert (got[~present] == -1).all() and (s.keys[got[present]] == h[present]).all()

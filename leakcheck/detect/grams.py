@@ -462,14 +462,23 @@ class HashSet:
 
     def find(self, h: np.ndarray) -> np.ndarray:
         """Index of each hash in ``keys``, or -1."""
-        out = np.full(len(h), -1, dtype=np.int64)
         if len(self.keys) == 0 or len(h) == 0:
-            return out
+            return np.full(len(h), -1, dtype=np.int64)
+        kernel = _kernel()
+        if kernel is not None:
+            return np.frombuffer(kernel.find(self._slot_key, self._slot_idx, self._slot_idx.itemsize, self._slot_mask,
+                                             self._bitmap, int(self._mask), self._zero, np.ascontiguousarray(h, dtype=_U64)),
+                                 dtype=np.int64)
+        return self._find_numpy(h)
+
+    def _find_numpy(self, h: np.ndarray) -> np.ndarray:
+        out = np.full(len(h), -1, dtype=np.int64)
         b = h & self._mask
         idx = np.flatnonzero((self._bitmap[b >> _U64(3)] >> (b & _U64(7)).astype(np.uint8)) & 1)
         want = h[idx]
         if self._zero >= 0:
             out[idx[want == 0]] = self._zero
+        idx, want = idx[want != 0], want[want != 0]  # 0 is the empty slot's key: not probed
         p = self._home(want)
         while len(idx):
             at = self._slot_key[p]

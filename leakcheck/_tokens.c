@@ -204,7 +204,62 @@ static PyObject *find(PyObject *Py_UNUSED(self), PyObject *args) {
     return out;
 }
 
+/* distinct(h, text_of, n_texts) -> int64 counts
+
+   grams.distinct_counts compiled: per text (``text_of`` sorted; None if it is not), how many
+   distinct values of ``h >> 24`` it has, counted in a small open-addressing table per text. */
+static PyObject *distinct(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer hb, tb;
+    Py_ssize_t n_texts;
+    if (!PyArg_ParseTuple(args, "y*y*n", &hb, &tb, &n_texts)) return NULL;
+    Py_ssize_t n = hb.len / 8;
+    PyObject *out = NULL;
+    uint64_t *table = NULL;
+    Py_ssize_t cap = 0, longest = 0;
+    const int64_t *t = (const int64_t *)tb.buf;
+    for (Py_ssize_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && t[j] == t[i]; j++) {}
+        if (j - i > longest) longest = j - i;
+        if (j < n && t[j] < t[i]) {  /* not sorted by text: the caller counts another way */
+            PyBuffer_Release(&hb);
+            PyBuffer_Release(&tb);
+            Py_RETURN_NONE;
+        }
+    }
+    while (cap < 2 * longest) cap = cap ? cap * 2 : 16;
+    if (cap) table = PyMem_Calloc(cap, sizeof(uint64_t));
+    out = PyByteArray_FromStringAndSize(NULL, n_texts * 8);
+    if (out && (table || !cap)) {
+        const uint64_t *h = (const uint64_t *)hb.buf;
+        int64_t *o = (int64_t *)PyByteArray_AS_STRING(out);
+        memset(o, 0, n_texts * 8);
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0, j; i < n; i = j) {
+            for (j = i + 1; j < n && t[j] == t[i]; j++) {}
+            uint64_t size = 16;
+            while (size < (uint64_t)(2 * (j - i))) size *= 2;
+            uint64_t mask = size - 1, count = 0;
+            for (Py_ssize_t k = i; k < j; k++) {
+                uint64_t key = (h[k] >> 24) + 1, mix = key * MUL, p = (mix ^ (mix >> 29)) & mask;  /* +1: 0 marks an empty slot */
+                while (table[p] != 0 && table[p] != key) p = (p + 1) & mask;
+                if (table[p] == 0) { table[p] = key; count++; }
+            }
+            if (t[i] >= 0 && t[i] < n_texts) o[t[i]] = (int64_t)count;
+            memset(table, 0, size * sizeof(uint64_t));
+        }
+        Py_END_ALLOW_THREADS
+    } else if (out) {
+        Py_CLEAR(out);
+        PyErr_NoMemory();
+    }
+    PyMem_Free(table);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&tb);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"distinct", distinct, METH_VARARGS, "distinct(h, text_of, n_texts) -> int64 counts of distinct h >> 24 per text"},
     {"tokens", tokens, METH_VARARGS, "tokens(blob, text_starts) -> (hashes, starts, ends, offsets, long)"},
     {"find", find, METH_VARARGS, "find(slot_key, slot_idx, idx_size, slot_mask, bitmap, bit_mask, zero, h) -> int64 positions"},
     {NULL, NULL, 0, NULL},

@@ -115,3 +115,18 @@ def test_the_compiled_hash_set_lookup_finds_what_the_numpy_one_finds(keys, other
     assert got.tolist() == s._find_numpy(h).tolist()
     present = np.isin(h, s.keys)
     assert (got[~present] == -1).all() and (s.keys[got[present]] == h[present]).all()
+
+
+@needs_kernel
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 2**64 - 1)), max_size=400), st.booleans())
+def test_the_compiled_distinct_counts_are_the_numpy_ones(pairs, shuffle):
+    """Per text, distinct hashes (40 bits compared); unsorted texts fall back to the NumPy count."""
+    pairs = pairs + [(p[0], p[1]) for p in pairs[::3]]  # repeats
+    if not shuffle:
+        pairs.sort(key=lambda p: p[0])
+    text_of = np.array([t for t, _ in pairs], dtype=np.int64)
+    h = np.array([x for _, x in pairs], dtype=np.uint64)
+    got = grams.distinct_counts(h, text_of, 31)
+    assert got.tolist() == grams._distinct_counts_numpy(h, text_of, 31).tolist()
+    assert got.tolist() == [len({x >> 24 for t, x in pairs if t == i}) for i in range(31)]

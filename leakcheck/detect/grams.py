@@ -401,6 +401,16 @@ def distinct_counts(h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndar
     """
     if len(h) == 0:
         return np.zeros(n_texts, dtype=np.int64)
+    kernel = _kernel()
+    if kernel is not None and n_texts < 1 << 24:
+        # one small hash table per text; ``None`` when text_of is not sorted
+        got = kernel.distinct(np.ascontiguousarray(h, dtype=_U64), np.ascontiguousarray(text_of, dtype=np.int64), n_texts)
+        if got is not None:
+            return np.frombuffer(got, dtype=np.int64)
+    return _distinct_counts_numpy(h, text_of, n_texts)
+
+
+def _distinct_counts_numpy(h: np.ndarray, text_of: np.ndarray, n_texts: int) -> np.ndarray:
     if n_texts >= 1 << 24:  # pragma: no cover - batches are far smaller
         return np.bincount(distinct_pairs(h, text_of)[1], minlength=n_texts)
     key = (text_of.astype(_U64) << _U64(40)) | (h >> _U64(24))

@@ -166,12 +166,12 @@ class EvalIndex:
         return cls(tuple(sets), EvalMeta.of(records, views=fuzzy), parts, knobs)
 
     def with_train_sample(self, sample: Sequence[Record]) -> "EvalIndex":
-        """A new index whose fuzzy levels also suppress the templates of ``sample``."""
-        parts = {lv: p.with_train_sample(sample) for lv, p in self.parts.items()}
-        return dataclasses.replace(self, parts=parts, train_sample=len(sample))
+        """A new index whose levels also know what ``sample`` (the first train records) teaches them:
+        :meth:`with_learned` of :meth:`TrainLearned.of`, with the knobs this index was built with."""
+        return self.with_learned(TrainLearned.of(sample, _config_from_knobs(self.knobs, self.levels, None)))
 
     def with_learned(self, learned: "TrainLearned") -> "EvalIndex":
-        """:meth:`with_train_sample` from what :meth:`TrainLearned.of` learned (maybe in another process).
+        """A new index with what :meth:`TrainLearned.of` learned (maybe in another process) applied.
 
         Every level that learns from train must have learned (``learned`` is of this index's levels).
         """
@@ -353,7 +353,7 @@ def _views_from(items: list) -> tuple[Any, ...]:
     return tuple(TargetView.from_json(v) if v is not None else None for v in items)
 
 
-def _config_from_knobs(knobs: dict[str, dict[str, Any]], levels: tuple[str, ...], base: ScanConfig | None) -> ScanConfig:
+def _config_from_knobs(knobs: Mapping[str, dict[str, Any]], levels: tuple[str, ...], base: ScanConfig | None) -> ScanConfig:
     """A config carrying the knobs an index was built with, so its levels probe as they were built."""
     from .config import ContainedConfig, NearConfig, SemanticConfig
 

@@ -34,10 +34,6 @@ class LevelIndex(Protocol):
         """Every match between the train records of ``batch`` and this index; counts into ``stats``."""
         ...
 
-    def with_train_sample(self, sample: Sequence[Record]) -> "LevelIndex":
-        """This index, also knowing what the first train records share (templates); a new value."""
-        ...
-
     def with_learned(self, learned: Any) -> "LevelIndex":
         """This index, also knowing what its :attr:`LevelSpec.learn` learned from the first train records; a new value."""
         ...

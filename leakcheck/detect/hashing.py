@@ -228,11 +228,8 @@ class TextMatchDetector:
             idx.append(merged)
         return cls(parts[0].level, (), parts[0].min_cross_chars, _indexes=tuple(idx))
 
-    def with_train_sample(self, sample: Sequence[Record]) -> "TextMatchDetector":
-        return self  # nothing to learn from train
-
     def with_learned(self, learned: Any) -> "TextMatchDetector":
-        return self
+        return self  # nothing to learn from train (the registry entry has no learn)
 
     def probe(self, batch: Sequence[Record], stats: dict[str, int] | None = None) -> Iterator[Match]:
         return self._probe_normalized(batch) if self._norm else self._probe_exact(batch)

@@ -54,7 +54,7 @@ def test_gsm8k_non_ascii_answers_hash_as_the_reference():
     assert words(texts).hashes.tolist() == _reference(texts).tolist()
 
 
-# -- the compiled tokenizer (leakcheck/_tokens.c) against the NumPy one --------------------------
+# -- the compiled tokenizer (leakcheck/_kernels.c) against the NumPy one --------------------------
 
 _BYTES_ALPHABET = st.sampled_from(list("aZ9_ -=*#!?.~\t\n\x01\x7f\x00é中") + ["=====", "-" * 70, "Ab" * 40, "x" * 64, "Q" * 65, "++++"])
 
@@ -72,7 +72,7 @@ def _same(a: grams.Words, b: grams.Words) -> bool:
     return a.blob == b.blob and all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("hashes", "offsets", "starts", "ends"))
 
 
-needs_kernel = pytest.mark.skipif(grams._kernel() is None, reason="leakcheck._tokens was not compiled (no C compiler at install)")
+needs_kernel = pytest.mark.skipif(grams._kernel() is None, reason="leakcheck._kernels was not compiled (no C compiler at install)")
 
 
 @needs_kernel

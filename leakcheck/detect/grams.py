@@ -195,7 +195,7 @@ def _words_ascii(parts: list[str], sizes: np.ndarray) -> Words:
     come from byte classes: word bytes (``\\w`` in ASCII, or any byte of a multi-byte
     character), symbol bytes (the other printable ASCII characters, one token each, or one
     per run of ``_RUN`` or more equal ones) and the rest (spaces, control characters).
-    The compiled kernel (``leakcheck._tokens``, built where a C compiler is) does it in one
+    The compiled kernel (``leakcheck._kernels``, built where a C compiler is) does it in one
     pass over the bytes; :func:`_words_numpy` is the same in NumPy passes.
     """
     blob = "\x00".join(parts).encode("utf-8")
@@ -220,11 +220,11 @@ _M64 = (1 << 64) - 1
 
 @functools.cache
 def _kernel() -> Any:
-    """The compiled tokenizer, or ``None`` (no C compiler at install, or ``LEAKCHECK_NO_KERNEL=1``)."""
+    """The compiled kernels (``leakcheck/_kernels.c``), or ``None`` (no C compiler at install, or ``LEAKCHECK_NO_KERNEL=1``)."""
     if os.environ.get("LEAKCHECK_NO_KERNEL"):
         return None
     try:
-        return importlib.import_module("leakcheck._tokens")
+        return importlib.import_module("leakcheck._kernels")
     except ImportError:
         return None
 

@@ -222,7 +222,7 @@ def chat_user_text(messages: list) -> str:
     parts = []
     for m in messages:
         role = m.get("role") or m.get("from") if type(m) is dict else None
-        if role in USER_ROLES or (type(role) is str and role.lower() in USER_ROLES):
+        if type(role) is str and (role in USER_ROLES or role.lower() in USER_ROLES):  # a list or a dict role is no role
             c = m["content"] if "content" in m else m.get("value")
             parts.append(c if type(c) is str else _content_text(c))
     if not parts:
@@ -239,7 +239,7 @@ def chat_assistant_text(messages: list) -> str:
     """The last assistant turn of a chat (the reference answer in SFT/preference data)."""
     for m in reversed(messages):
         role = m.get("role") or m.get("from") if type(m) is dict else None
-        if role in ASSISTANT_ROLES or (type(role) is str and role.lower() in ASSISTANT_ROLES):
+        if type(role) is str and (role in ASSISTANT_ROLES or role.lower() in ASSISTANT_ROLES):  # a list or a dict role is no role
             c = m["content"] if "content" in m else m.get("value")
             return c if type(c) is str else _content_text(c)
     raise RecordError(

@@ -162,6 +162,15 @@ def test_chat_without_user_turn(tmp_path, ev):
     assert error_of(p, ev).startswith(f"{p}: line 2: chat has no user turn (roles: assistant, system); check the role names")
 
 
+def test_a_role_that_is_a_list_is_no_role(tmp_path, ev):
+    # found by tests/test_chat_lines.py: it used to be an internal error (an unhashable role looked up)
+    p = write_jsonl(tmp_path / "t.jsonl", [
+        {"messages": [{"role": "user", "content": "hi there"}, {"role": "assistant", "content": "hello, how can I help"}]},
+        {"messages": [{"role": ["user"], "content": "hi"}, {"role": {"name": "assistant"}, "content": "yo"}]},
+    ])
+    assert error_of(p, ev).startswith(f"{p}: line 2: chat has no user turn (roles: None); check the role names")
+
+
 def test_mixed_schemas_skip_counts_add_up(tmp_path, ev):
     rows = [{"question": f"q{i} text", "answer": f"answer number {i} text"} for i in range(5)] + [{"text": "other schema"}] * 3
     p = write_jsonl(tmp_path / "t.jsonl", rows)

@@ -27,6 +27,7 @@ from .detect.base import Match
 from .errors import InputError, RecordError
 from .formats import FormatSpec
 from .index import EvalIndex, TrainLearned
+from .io.chat_lines import ChatShard, LineFilter, declined_rows, read_chat_shard
 from .io.readers import BadRow, RawRow
 from .io import shards as _shards
 from .io.shards import SHARD_BYTES, Shard, iter_shard, open_source
@@ -126,28 +127,66 @@ class Staged:
 def records_of(rows: Iterable[RawRow | BadRow], spec: FormatSpec, on_error: str, counts: RowCounts, detected_from: str = "",
                first_row: int = 0) -> Iterator[tuple[Record, int]]:
     """``(record, line)`` for every good row; bad rows raise (``on_error="fail"``) or are counted."""
-    extract, has_target = spec.extract, spec.target is not None
     for raw in rows:
         rownum = first_row + counts.rows
         counts.rows += 1
-        if isinstance(raw, BadRow):
-            _skip(counts, on_error, raw.file, raw.where, raw.reason, raw.what, raw.fix)
-            continue
-        try:
-            rec = extract(raw.data, rownum)
-        except RecordError as exc:
-            what = exc.what
-            if exc.reason in ("missing_field", "not_text"):
-                what += f" (format {spec.name}, detected from {detected_from})" if detected_from else f" (format {spec.name})"
-            _skip(counts, on_error, raw.file, raw.where, exc.reason, what, exc.fix or "")
-            continue
-        except RecursionError:  # a JSON-string column nested past Python's stack
-            _skip(counts, on_error, raw.file, raw.where, "too_deep", "a field is nested too deeply to read", "flatten the record")
-            continue
-        if has_target and rec.target is None:
-            counts.no_target += 1
-        counts.records += 1
-        yield rec, raw.number
+        rec = _record_of(raw, rownum, spec, on_error, counts, detected_from)
+        if rec is not None:
+            yield rec, raw.number  # type: ignore[union-attr]
+
+
+def _record_of(raw: RawRow | BadRow, rownum: int, spec: FormatSpec, on_error: str, counts: RowCounts,
+               detected_from: str) -> Record | None:
+    """One row's record, counted; ``None`` for a bad row (raised with ``on_error="fail"``, else counted)."""
+    if isinstance(raw, BadRow):
+        _skip(counts, on_error, raw.file, raw.where, raw.reason, raw.what, raw.fix)
+        return None
+    try:
+        rec = spec.extract(raw.data, rownum)
+    except RecordError as exc:
+        what = exc.what
+        if exc.reason in ("missing_field", "not_text"):
+            what += f" (format {spec.name}, detected from {detected_from})" if detected_from else f" (format {spec.name})"
+        _skip(counts, on_error, raw.file, raw.where, exc.reason, what, exc.fix or "")
+        return None
+    except RecursionError:  # a JSON-string column nested past Python's stack
+        _skip(counts, on_error, raw.file, raw.where, "too_deep", "a field is nested too deeply to read", "flatten the record")
+        return None
+    if spec.target is not None and rec.target is None:
+        counts.no_target += 1
+    counts.records += 1
+    return rec
+
+
+def shard_records(shard: Shard, job: ScanJob, counts: RowCounts, line_filter: LineFilter | None = None) -> Iterator[tuple[Record, int]]:
+    """``(record, line)`` of ``shard``'s good rows, as :func:`records_of` makes them; with ``line_filter``,
+    rows that no level could match may be counted and left out. A JSONL chat shard is read by the
+    C reader (:mod:`leakcheck.io.chat_lines`) where it is built, every other one row by row."""
+    chat = read_chat_shard(shard, job.spec, line_filter)
+    if chat is None:
+        return records_of(iter_shard(shard), job.spec, job.config.on_error, counts, job.detected_from)
+    counts.rows += chat.rows
+    counts.records += chat.fast
+    if job.spec.target is not None:
+        counts.no_target += chat.fast_no_target
+    if not chat.declined:
+        return iter(chat.kept)
+    return _with_declined(shard, job, counts, chat)
+
+
+def _with_declined(shard: Shard, job: ScanJob, counts: RowCounts, chat: ChatShard) -> Iterator[tuple[Record, int]]:
+    """The C reader's records with those of the lines it declined, read the usual way, in row order."""
+    spec, on_error = job.spec, job.config.on_error
+    kept = chat.kept
+    k = 0
+    for row, raw in declined_rows(shard, chat):
+        while k < len(kept) and kept[k][0].row < row:
+            yield kept[k]
+            k += 1
+        rec = _record_of(raw, row, spec, on_error, counts, job.detected_from)
+        if rec is not None:
+            yield rec, raw.number  # type: ignore[union-attr]
+    yield from kept[k:]
 
 
 def _skip(counts: RowCounts, on_error: str, file: str, where: str, reason: str, message: str, fix: str) -> None:
@@ -204,7 +243,7 @@ def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard, ahead: ReadAhead |
         counts, recs = ahead.counts, iter(ahead.records)
     else:
         counts = RowCounts()
-        recs = records_of(iter_shard(shard), job.spec, job.config.on_error, counts, job.detected_from)
+        recs = shard_records(shard, job, counts, index.line_filter)
     collector = probe_records(index, job, recs, TrainSide(job.spec, shard.file, shard.index))
     return ShardResult(shard.index, counts, collector.detach())
 
@@ -219,7 +258,7 @@ def read_ahead(levels: Sequence[str], job: ScanJob, shard: Shard) -> ReadAhead |
 
     counts = RowCounts()
     try:
-        records = list(records_of(iter_shard(shard), job.spec, job.config.on_error, counts, job.detected_from))
+        records = list(shard_records(shard, job, counts))
     except (InputError, OSError):
         return None
     prepares = {p for lv in levels if (p := REGISTRY[lv].prepare) is not None}

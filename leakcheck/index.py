@@ -20,6 +20,7 @@ content fingerprints and every parameter, but **no eval text**.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 import json
 import os
@@ -33,6 +34,7 @@ from .canon import normalize
 from .config import LEVELS, ScanConfig
 from .errors import InputError, UsageError
 from .fingerprint import record_fingerprint, text_key
+from .io.chat_lines import LineFilter, combined
 from .levels import REGISTRY, LevelIndex
 from .records import Record
 from .result import EvalDuplicate, InputInfo, SkippedRow, UnreadFile
@@ -145,6 +147,12 @@ class EvalIndex:
     @property
     def levels(self) -> tuple[str, ...]:
         return tuple(lv for lv in LEVELS if lv in self.parts)
+
+    @functools.cached_property
+    def line_filter(self) -> LineFilter | None:
+        """Which train texts any level could match, for the C chat reader to drop the rest
+        (:mod:`leakcheck.io.chat_lines`); ``None`` when a level has no such test (it reads every text)."""
+        return combined([p.line_filter() if hasattr(p, "line_filter") else None for p in self.parts.values()])
 
     @classmethod
     def build(cls, named: Sequence[tuple[str, Sequence[Record], InputInfo]], config: ScanConfig) -> "EvalIndex":

@@ -26,6 +26,7 @@ import xxhash
 
 from ..canon import may_have_latex, normalize, normalize_no_latex
 from ..fingerprint import text_key
+from ..io.chat_lines import LineFilter, text_hash
 from ..records import Record
 from .base import Match
 
@@ -92,16 +93,19 @@ class _Index:
     about 2**-128 per comparison.
     """
 
-    __slots__ = ("full", "keys", "words", "word_texts")
+    __slots__ = ("full", "keys", "words", "word_texts", "fast")
 
     def __init__(self, full: dict[int, list[int]] | None = None, keys: set[int] | None = None,
-                 words: set[int] | None = None) -> None:
+                 words: set[int] | None = None, fast: set[int] | None = None) -> None:
         self.full: dict[int, list[int]] = full if full is not None else {}
         self.keys: set[int] = keys if keys is not None else set()
         #: word keys of the normalized texts; ``None`` (an index saved without them): no word test
         self.words: set[int] | None = words if words is not None else set()
         #: the word texts themselves, in memory only while the eval texts are (not saved, not loaded)
         self.word_texts: set[str] | None = set() if full is None else None
+        #: what the C chat reader tests (:func:`~leakcheck.io.chat_lines.text_hash`): of each text
+        #: (exact), of each normalized text's word text (normalized); ``None``: an index saved without
+        self.fast: set[int] | None = fast if fast is not None else (set() if full is None else None)
 
     def add(self, text: str, i: int, normalized: bool) -> None:
         if normalized:
@@ -112,8 +116,12 @@ class _Index:
                 self.words.add(word_key(n))
             if self.word_texts is not None:
                 self.word_texts.add(word_text(n))
+            if self.fast is not None:
+                self.fast.add(text_hash(word_text(n).encode("utf-8", "surrogatepass")))
         else:
             self.full.setdefault(text_key(text), []).append(i)
+            if self.fast is not None:
+                self.fast.add(text_hash(text.encode("utf-8", "surrogatepass")))
 
     def arrays(self, name: str) -> dict[str, np.ndarray]:
         """The index as flat arrays: hash halves, eval index lists, prefix keys, word keys."""
@@ -127,14 +135,16 @@ class _Index:
             f"{name}.idx": np.array([i for _, v in items for i in v], dtype=np.int64),
             f"{name}.prefix": _split128(sorted(self.keys)),
             **({f"{name}.words": np.array(sorted(self.words), dtype=np.uint64)} if self.words is not None else {}),
+            **({f"{name}.fast": np.array(sorted(self.fast), dtype=np.uint64)} if self.fast is not None else {}),
         }
 
     @classmethod
     def from_arrays(cls, name: str, a: dict[str, np.ndarray]) -> "_Index":
         keys, ptr, idx = _join128(a[f"{name}.key"]), a[f"{name}.ptr"].tolist(), a[f"{name}.idx"].tolist()
         full = {k: idx[ptr[j] : ptr[j + 1]] for j, k in enumerate(keys)}
-        words = a.get(f"{name}.words")
-        out = cls(full, set(_join128(a[f"{name}.prefix"])), None if words is None else set(words.tolist()))
+        words, fast = a.get(f"{name}.words"), a.get(f"{name}.fast")
+        out = cls(full, set(_join128(a[f"{name}.prefix"])), None if words is None else set(words.tolist()),
+                  None if fast is None else set(fast.tolist()))
         if words is None:  # an index saved before word keys: every ASCII text takes the prefix test
             out.words = None
         return out
@@ -224,9 +234,21 @@ class TextMatchDetector:
                 merged.keys |= src.keys
                 merged.words = _union(merged.words, src.words)
                 merged.word_texts = _union(merged.word_texts, src.word_texts)
+                merged.fast = _union(merged.fast, src.fast)
                 offset += n
             idx.append(merged)
         return cls(parts[0].level, (), parts[0].min_cross_chars, _indexes=tuple(idx))
+
+    def line_filter(self) -> LineFilter | None:
+        """The train texts this level could match, as the C chat reader tests them; ``None``: any text."""
+        P, T, XT, XP = self.prompts.fast, self.targets.fast, self.cross_targets.fast, self.cross_prompts.fast
+        if P is None or T is None or XT is None or XP is None:
+            return None
+        if not self._norm:
+            return LineFilter(full_p=frozenset(P | XT), full_t=frozenset(T | XP))
+        if self._words_p is None or self._words_t is None:  # no word test: every ASCII text is looked up
+            return None
+        return LineFilter(words_p=frozenset(P | XT), words_t=frozenset(T | XP), words=True, nonascii=True)
 
     def with_learned(self, learned: Any) -> "TextMatchDetector":
         return self  # nothing to learn from train (the registry entry has no learn)

@@ -203,13 +203,18 @@ def line_rows(path: str, fh: Any, lineno: int = 0, stop: int | None = None, coun
             pos = fh.tell() if stop is not None else pos
             yield BadRow(path, f"line {lineno}", "line_too_long", _long_line(long), _long_fix(long))
         elif not line.isspace():
-            try:
-                yield RawRow(path, "line", lineno, _decode_line(line))
-            except (ValueError, UnicodeDecodeError) as exc:
-                yield _json_error(path, f"line {lineno}", line, exc)
+            yield line_row(path, lineno, line)
         if stop is not None and pos >= stop:
             return
         line = readline(limit + 1)
+
+
+def line_row(path: str, lineno: int, line: bytes) -> RawRow | BadRow:
+    """One non-blank JSONL line (at most :data:`MAX_LINE_BYTES` long) parsed, or why it cannot be."""
+    try:
+        return RawRow(path, "line", lineno, _decode_line(line))
+    except (ValueError, UnicodeDecodeError) as exc:
+        return _json_error(path, f"line {lineno}", line, exc)
 
 
 def _line_col(raw: bytes, pos: int) -> str:

@@ -1,0 +1,230 @@
+"""The compiled JSONL chat reader (leakcheck/_chatlines.c) against the usual path: orjson, then
+FormatSpec.extract, line by line. The same records, counts, skips and errors, and its filter
+never drops a line a level would match."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from leakcheck.canon import normalize
+from leakcheck.config import ScanConfig
+from leakcheck.detect.hashing import word_text
+from leakcheck.engine import RowCounts, ScanJob, records_of, shard_records
+from leakcheck.errors import InputError
+from leakcheck.formats import FormatSpec
+from leakcheck.io import chat_lines
+from leakcheck.io.readers import line_rows
+from leakcheck.io.shards import Shard
+from leakcheck.records import Record
+from leakcheck.scan import build_index
+
+needs_reader = pytest.mark.skipif(chat_lines._module() is None, reason="leakcheck._chatlines is not compiled")
+
+_TEXT = st.lists(st.sampled_from(["Hello", "x", "What is 2+2?"] * 4 + list("ab Z9_,.$\\\"/\t\n\r\x00\x01\x1c\x7f") + list("é中’\u200b\u00a0\U0001f600\u0301") + ["Hello", "  "]),
+                 max_size=12).map("".join)
+_ROLE = st.sampled_from(["user", "USER", "Human", "assistant", "Assistant", "gpt", "system", "tool", "", "usér", 7, None])
+_VALUE = st.recursive(st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False) | _TEXT,
+                      lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "b", "role"]), inner, max_size=3),
+                      max_leaves=8)
+
+
+@st.composite
+def _message(draw: st.DrawFn) -> object:
+    odd = draw(st.integers(0, 9)) == 0  # one message in ten strays from the common shape
+    if odd and draw(st.integers(0, 3)) == 0:
+        return draw(_VALUE)  # not an object
+    m: dict[str, object] = {}
+    keys = ["role", "content"] + (["name"] if draw(st.booleans()) else [])
+    if odd:
+        keys = draw(st.permutations(keys))[: draw(st.integers(0, len(keys)))]
+    for key in keys:
+        if key == "role":
+            m[key] = draw(_ROLE if odd else st.sampled_from(["user", "assistant", "system", "User", "ASSISTANT", "human", "gpt"]))
+        elif key == "content":
+            m[key] = draw(_TEXT | _VALUE) if odd else draw(_TEXT)
+        else:
+            m[key] = draw(_VALUE)
+    if odd and draw(st.integers(0, 3)) == 0:
+        m["from"], m["value"] = "human", draw(_TEXT)
+    return m
+
+
+_ID = st.text(max_size=6) | st.integers(-10**6, 10**6)
+
+
+@st.composite
+def _line(draw: st.DrawFn) -> bytes:
+    row: dict[str, object] = {}
+    if draw(st.integers(0, 20)):
+        row["messages"] = draw(st.lists(_message(), min_size=1, max_size=5)) if draw(st.integers(0, 20)) else draw(_VALUE)
+    if draw(st.integers(0, 3)):
+        row["id"] = draw(_ID if draw(st.integers(0, 5)) else _VALUE | st.integers(-10**19, 10**19))
+    if draw(st.booleans()):
+        row["extra"] = draw(_VALUE)
+    keys = list(row)
+    draw(st.randoms()).shuffle(keys)
+    text = json.dumps({k: row[k] for k in keys}, ensure_ascii=draw(st.booleans()), separators=draw(st.sampled_from([(",", ":"), (", ", ": ")])))
+    out = text.encode("utf-8", "surrogatepass")
+    cut = draw(st.integers(0, 25))
+    if cut == 0:
+        out = out[: draw(st.integers(0, len(out)))]  # a truncated or damaged line
+    elif cut == 1:
+        out = out.replace(b'"id"', b'"id": 1, "id"', 1)  # a duplicate key
+    elif cut == 2:
+        out = out + b" \x0c"
+    elif cut == 3:
+        out = b"  " + out + b"\r"
+    return out
+
+
+def _spec(id_field: str | None = "id") -> FormatSpec:
+    return FormatSpec("openai-messages", "messages", "messages", id_field, id_required=id_field is not None and id_field != "id")
+
+
+def _usual(path: Path, spec: FormatSpec) -> tuple[list[tuple[Record, int]], RowCounts]:
+    counts = RowCounts()
+    with open(path, "rb") as fh:
+        recs = list(records_of(line_rows(str(path), fh, 0, os.path.getsize(path)), spec, "skip", counts))
+    return recs, counts
+
+
+def _compiled(path: Path, spec: FormatSpec, line_filter=None) -> tuple[list[tuple[Record, int]], RowCounts]:
+    counts = RowCounts()
+    job = ScanJob(ScanConfig(on_error="skip"), spec, ())
+    shard = Shard(0, str(path), "lines", 0, os.path.getsize(path), 0, os.path.getsize(path))
+    recs = list(shard_records(shard, job, counts, line_filter))
+    return recs, counts
+
+
+@needs_reader
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(lines=st.lists(_line(), min_size=1, max_size=8), blank=st.integers(0, 8), id_field=st.sampled_from(["id", None, "extra"]))
+def test_the_compiled_reader_reads_what_the_usual_path_reads(tmp_path_factory, lines, blank, id_field):
+    lines.insert(blank % (len(lines) + 1), b"   ")
+    path = tmp_path_factory.mktemp("c") / "t.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    spec = _spec(id_field)
+    got, got_counts = _compiled(path, spec)
+    want, want_counts = _usual(path, spec)
+    assert got == want
+    assert got_counts == want_counts
+
+
+@needs_reader
+def test_a_plain_chat_file_is_read_in_c_and_odd_lines_the_usual_way(tmp_path, monkeypatch):
+    chat = {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is 2+2?"},
+                         {"role": "assistant", "content": "4"}], "id": "a"}
+    odd = [b'{"messages": [{"from": "human", "value": "Hi"}, {"from": "gpt", "value": "Yo"}], "id": "sharegpt"}',
+           b'{"messages": [{"role": "user", "content": "lone \\ud800"}], "id": "surrogate"}',
+           b'{"messages": [{"role": "user", "content": "x"}], "id": 1e3}',
+           b'{"messages": [{"role": "user", "content": "broken"}', b'\xef\xbb\xbf{"id": "bom"}']
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + b"\n".join([json.dumps(chat).encode(), *odd, json.dumps(chat | {"id": 7}).encode()]) + b"\n")
+    spec = _spec()
+    chat_shard = chat_lines.read_chat_shard(Shard(0, str(path), "lines", 0, path.stat().st_size, 0, path.stat().st_size), spec, None)
+    assert chat_shard is not None
+    assert [(r.id, line) for r, line in chat_shard.kept] == [("a", 1), ("7", 7)]
+    assert [line for _, line, _, _ in chat_shard.declined] == [2, 3, 4, 5, 6]
+    got, got_counts = _compiled(path, spec)
+    assert (got, got_counts) == _usual(path, spec)
+    assert [r.id for r, _ in got] == ["a", "sharegpt", "surrogate", "1000.0", "7"]
+    assert sum(got_counts.skipped.values()) == 2  # the broken line and the one without a chat
+    # and the same error, on the same line, when bad rows fail the scan
+    job = ScanJob(ScanConfig(on_error="fail"), spec, ())
+    shard = Shard(0, str(path), "lines", 0, path.stat().st_size, 0, path.stat().st_size)
+    with pytest.raises(InputError) as fast:
+        list(shard_records(shard, job, RowCounts()))
+    monkeypatch.setenv("LEAKCHECK_NO_KERNEL", "1")
+    with pytest.raises(InputError) as usual:
+        list(shard_records(shard, job, RowCounts()))
+    assert str(fast.value) == str(usual.value) and "line 5" in str(fast.value)
+
+
+@needs_reader
+def test_a_line_over_the_limit_sends_the_shard_the_usual_way(tmp_path, monkeypatch):
+    from leakcheck.io import readers
+
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"messages": [{"role": "user", "content": "x" * 300}]}) + "\n")
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 100)
+    assert chat_lines.read_chat_shard(Shard(0, str(path), "lines", 0, path.stat().st_size, 0, path.stat().st_size), _spec(), None) is None
+    recs, counts = _compiled(path, _spec())
+    assert recs == [] and counts.skipped == {"line_too_long": 1}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=70))
+def test_the_fast_hash_has_a_python_twin(b):
+    mod = chat_lines._module()
+    if mod is None:
+        pytest.skip("leakcheck._chatlines is not compiled")
+    assert mod.text_hash(b) == chat_lines._text_hash_python(b)
+
+
+# -- the filter: a line it drops is a line no level matches -------------------------------------
+
+_WORDS = ["What", "is", "the", "total", "cost", "of", "5", "apples", "$x$", "\\Theta", "Let", "x", "be"]
+_TAIL = ["", " café", " naïve ’quoted’", " \u200bzero width", "\u00a0nbsp", " ﬁne", " STRASSE ß", " e\u0301"]
+
+
+def _variant(rnd: random.Random, text: str) -> str:
+    """``text`` or a text that normalizes like it, or like its first words only."""
+    k = rnd.randrange(5)
+    if k == 0:
+        return text
+    if k == 1:
+        return "  " + text.upper().replace(" ", " \t ")
+    if k == 2:
+        return text + rnd.choice(_TAIL)
+    if k == 3:
+        return " ".join(text.split()[:5]) + rnd.choice(_TAIL) + " more words"
+    return " ".join(rnd.choice(_WORDS) for _ in range(rnd.randrange(1, 9))) + rnd.choice(_TAIL)
+
+
+@needs_reader
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 10**6), levels=st.sampled_from([("exact",), ("normalized",), ("exact", "normalized")]))
+def test_the_filter_keeps_every_line_a_level_matches(tmp_path_factory, seed, levels):
+    rnd = random.Random(seed)
+
+    def text() -> str:
+        return " ".join(rnd.choice(_WORDS) for _ in range(rnd.randrange(1, 9))) + rnd.choice(_TAIL)
+
+    evals = [{"question": text(), "answer": text()} for _ in range(6)]
+    d = tmp_path_factory.mktemp("f")
+    (d / "eval.jsonl").write_text("".join(json.dumps(e) + "\n" for e in evals))
+    train = []
+    for i in range(40):
+        e = rnd.choice(evals)
+        turns = [{"role": "user", "content": _variant(rnd, e["question"])}, {"role": "assistant", "content": _variant(rnd, e["answer"])}]
+        train.append(json.dumps({"messages": turns, "id": f"t{i}"}) + "\n")
+    (d / "train.jsonl").write_text("".join(train))
+    index = build_index([("e", str(d / "eval.jsonl"))], ScanConfig(levels=levels))
+    assert index.line_filter is not None
+    spec = _spec()
+    kept, kept_counts = _compiled(d / "train.jsonl", spec, index.line_filter)
+    every, every_counts = _compiled(d / "train.jsonl", spec)
+    assert kept_counts == every_counts  # dropped lines are still counted
+    matched = {pos for part in index.parts.values() for pos in (m.pos for m in part.probe([r for r, _ in every]))}
+    assert {every[p][0].id for p in matched} <= {r.id for r, _ in kept}
+
+
+@needs_reader
+@pytest.mark.parametrize("nonascii", [False, True])
+def test_the_word_test_reads_an_ascii_head_of_a_non_ascii_text(nonascii):
+    mod = chat_lines._module()
+    hit = "First find the total number of ’apples’"
+    texts = [hit, "first  FIND the total\tnumber café", "Second find the total number é", "First find the total numberé x"]
+    words = frozenset({chat_lines.text_hash(word_text(normalize(hit)).encode())})
+    lf = chat_lines.LineFilter(words_p=words, words_t=words, words=True, nonascii=nonascii)
+    lines = b"".join(json.dumps({"messages": [{"role": "user", "content": t}]}).encode() + b"\n" for t in texts)
+    out = mod.chat_lines(lines, 0, b"messages", None, False, 1 << 20, Record, lf.packed)
+    # the third has other first words; the fourth's fifth word is not ASCII: no word test, kept only with ``nonascii``
+    assert [rec.prompt for rec, _ in out[3]] == texts[:2] + texts[3:] * nonascii

@@ -7,8 +7,8 @@ joined, the last assistant turn, blank and non-text turns refused), the id is re
 text gets the two tests of the two levels: its 128-bit xxh3 key looked up (``exact``) and
 its first five lower-cased words looked up (the ``normalized`` level's first cut; nearly
 every train text stops there). No records, no report, no error handling, no normalization:
-so leakcheck can approach this floor but not beat it. Compare it with ``hash`` (the bare
-loop of issue 9's target) to see how far below the bare loop the floor itself is.
+the floor of leakcheck's Python path (orjson, then a dict per line). The C chat reader
+(``leakcheck/_chatlines.c``) reads JSONL chats without that path, so a scan goes below it.
 
 Usage: python floor_hash_levels.py TRAIN.jsonl EVAL.jsonl
 Prints one line: records read and how many eval items an exact key matched.

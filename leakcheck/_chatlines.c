@@ -579,7 +579,7 @@ static int word_hash(const Buf *t, Buf *scratch, uint64_t *out) {
 }
 
 typedef struct {
-    int on, words, nonascii;
+    int on, words, nonascii, drop;
     Sorted full_p, full_t, words_p, words_t;
 } Filter;
 
@@ -646,9 +646,10 @@ static void free_line(Line *L) {
    is skipped when first_line is 0). chat_key, id_key: UTF-8 bytes of the top-level keys (id_key
    None: no id). make(id, row, prompt, target, group, subset) builds a record; row counts the
    non-blank lines from 0. filter: None (keep every line read here) or (full_p, full_t, words_p,
-   words_t, use_words, nonascii) with sorted uint64 buffers. rows: non-blank lines; fast: lines
-   read here (kept or dropped); fast_no_target: those without a target; kept: [(record, line)];
-   declined: [(row, line, start, end)]. None: a line is longer than max_line bytes. */
+   words_t, use_words, nonascii, drop) with sorted uint64 buffers. rows: non-blank lines; fast:
+   lines read here (kept or dropped); fast_no_target: those without a target; kept: [(record,
+   line)]; declined: [(row, line, start, end)]; maybe: with a filter that does not drop, the rows
+   of the kept lines it passes (else None). None: a line is longer than max_line bytes. */
 static PyObject *chat_lines(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer data;
     Py_ssize_t first_line, max_line;
@@ -664,13 +665,13 @@ static PyObject *chat_lines(PyObject *Py_UNUSED(self), PyObject *args) {
     memset(&F, 0, sizeof F);
     Py_buffer views[4];
     int n_views = 0;
-    PyObject *kept = NULL, *declined = NULL, *out = NULL;
+    PyObject *kept = NULL, *declined = NULL, *maybe = NULL, *out = NULL;
     Line L;
     memset(&L, 0, sizeof L);
     Buf scratch = {0};
     if (filter != Py_None) {
         PyObject *fp, *ft, *wp, *wt;
-        if (!PyArg_ParseTuple(filter, "OOOOpp", &fp, &ft, &wp, &wt, &F.words, &F.nonascii)) goto done;
+        if (!PyArg_ParseTuple(filter, "OOOOppp", &fp, &ft, &wp, &wt, &F.words, &F.nonascii, &F.drop)) goto done;
         Sorted *dst[4] = {&F.full_p, &F.full_t, &F.words_p, &F.words_t};
         PyObject *src[4] = {fp, ft, wp, wt};
         for (int k = 0; k < 4; k++, n_views++)
@@ -680,6 +681,13 @@ static PyObject *chat_lines(PyObject *Py_UNUSED(self), PyObject *args) {
     kept = PyList_New(0);
     declined = PyList_New(0);
     if (!kept || !declined) goto done;
+    if (F.on && !F.drop) {
+        maybe = PyList_New(0);
+        if (!maybe) goto done;
+    } else {
+        maybe = Py_None;
+        Py_INCREF(maybe);
+    }
     const unsigned char *b = (const unsigned char *)data.buf, *end = b + data.len, *s = b;
     if (first_line == 0 && data.len >= 3 && memcmp(b, "\xef\xbb\xbf", 3) == 0) s += 3;
     Py_ssize_t lineno = first_line, rows = 0, fast = 0, fast_no_target = 0;
@@ -725,6 +733,17 @@ static PyObject *chat_lines(PyObject *Py_UNUSED(self), PyObject *args) {
                 PyErr_NoMemory();
                 goto done;
             }
+            if (!F.drop) {  /* every line is kept; the caller probes the filter's levels on these alone */
+                if (keep) {
+                    PyObject *r = PyLong_FromSsize_t(row);
+                    if (!r || PyList_Append(maybe, r)) {
+                        Py_XDECREF(r);
+                        goto done;
+                    }
+                    Py_DECREF(r);
+                }
+                keep = 1;
+            }
         }
         if (keep) {
             PyObject *rec = record(make, &L, row);
@@ -744,10 +763,11 @@ static PyObject *chat_lines(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         s = e;
     }
-    out = Py_BuildValue("(nnnOO)", rows, fast, fast_no_target, kept, declined);
+    out = Py_BuildValue("(nnnOOO)", rows, fast, fast_no_target, kept, declined, maybe);
 done:
     Py_XDECREF(kept);
     Py_XDECREF(declined);
+    Py_XDECREF(maybe);
     for (int k = 0; k < n_views; k++) PyBuffer_Release(&views[k]);
     PyBuffer_Release(&data);
     free_line(&L);
@@ -765,7 +785,7 @@ static PyObject *text_hash(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"chat_lines", chat_lines, METH_VARARGS,
-     "chat_lines(data, first_line, chat_key, id_key, id_required, max_line, make, filter) -> (rows, fast, fast_no_target, kept, declined) or None"},
+     "chat_lines(data, first_line, chat_key, id_key, id_required, max_line, make, filter) -> (rows, fast, fast_no_target, kept, declined, maybe) or None"},
     {"text_hash", text_hash, METH_VARARGS, "text_hash(data) -> the 64-bit fast-lane hash of the bytes"},
     {NULL, NULL, 0, NULL},
 };

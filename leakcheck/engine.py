@@ -16,7 +16,7 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +27,7 @@ from .detect.base import Match
 from .errors import InputError, RecordError
 from .formats import FormatSpec
 from .index import EvalIndex, TrainLearned
-from .io.chat_lines import ChatShard, LineFilter, declined_rows, read_chat_shard
+from .io.chat_lines import ChatShard, LineFilter, combined, declined_rows, read_chat_shard
 from .io.readers import BadRow, RawRow
 from .io import shards as _shards
 from .io.shards import SHARD_BYTES, Shard, iter_shard, open_source
@@ -158,20 +158,44 @@ def _record_of(raw: RawRow | BadRow, rownum: int, spec: FormatSpec, on_error: st
     return rec
 
 
-def shard_records(shard: Shard, job: ScanJob, counts: RowCounts, line_filter: LineFilter | None = None) -> Iterator[tuple[Record, int]]:
-    """``(record, line)`` of ``shard``'s good rows, as :func:`records_of` makes them; with ``line_filter``,
-    rows that no level could match may be counted and left out. A JSONL chat shard is read by the
-    C reader (:mod:`leakcheck.io.chat_lines`) where it is built, every other one row by row."""
-    chat = read_chat_shard(shard, job.spec, line_filter)
+@dataclass
+class Sparse:
+    """Levels to probe only on some records of a shard: the rows their :class:`LineFilter` passed."""
+
+    levels: frozenset[str]
+    rows: set[int]
+
+
+@dataclass
+class ShardRecords:
+    """``(record, line)`` of a shard's good rows, and the rows some levels need not see."""
+
+    records: Iterator[tuple[Record, int]]
+    sparse: Sparse | None = None
+
+    def __iter__(self) -> Iterator[tuple[Record, int]]:
+        return self.records
+
+
+def shard_records(shard: Shard, job: ScanJob, counts: RowCounts, filters: Mapping[str, LineFilter] | None = None,
+                  all_levels: bool = False) -> ShardRecords:
+    """``(record, line)`` of ``shard``'s good rows, as :func:`records_of` makes them. A JSONL chat
+    shard is read by the C reader (:mod:`leakcheck.io.chat_lines`) where it is built, every other
+    one row by row. ``filters``: per level, which train texts it could match; when they are
+    ``all_levels`` of the scan, rows none could match are counted and left out, else the
+    result says which rows those levels need see (:attr:`ShardRecords.sparse`)."""
+    line_filter = combined(list(filters.values())) if filters else None
+    chat = read_chat_shard(shard, job.spec, line_filter, drop=all_levels)
     if chat is None:
-        return records_of(iter_shard(shard), job.spec, job.config.on_error, counts, job.detected_from)
+        return ShardRecords(records_of(iter_shard(shard), job.spec, job.config.on_error, counts, job.detected_from))
     counts.rows += chat.rows
     counts.records += chat.fast
     if job.spec.target is not None:
         counts.no_target += chat.fast_no_target
+    sparse = Sparse(frozenset(filters), chat.maybe) if filters and chat.maybe is not None else None
     if not chat.declined:
-        return iter(chat.kept)
-    return _with_declined(shard, job, counts, chat)
+        return ShardRecords(iter(chat.kept), sparse)
+    return ShardRecords(_with_declined(shard, job, counts, chat), sparse)
 
 
 def _with_declined(shard: Shard, job: ScanJob, counts: RowCounts, chat: ChatShard) -> Iterator[tuple[Record, int]]:
@@ -198,7 +222,11 @@ def _skip(counts: RowCounts, on_error: str, file: str, where: str, reason: str, 
 
 
 def probe_records(index: EvalIndex, job: ScanJob, records: Iterable[tuple[Record, int]], train: TrainSide) -> Collector:
-    """Probe every level of ``index`` with ``records`` in batches; the collector holds the result."""
+    """Probe every level of ``index`` with ``records`` in batches; the collector holds the result.
+
+    ``records`` from :func:`shard_records` may say that some levels need see only some rows.
+    """
+    sparse = records.sparse if isinstance(records, ShardRecords) else None
     collector = Collector(index, job.config, job.efields, train.shard)
     batch: list[Record] = []
     lines: list[int] = []
@@ -207,18 +235,24 @@ def probe_records(index: EvalIndex, job: ScanJob, records: Iterable[tuple[Record
         batch.append(rec)
         lines.append(line)
         if len(batch) >= size:
-            _probe_batch(index, collector, batch, lines, train)
+            _probe_batch(index, collector, batch, lines, train, sparse)
             batch, lines = [], []
     if batch:
-        _probe_batch(index, collector, batch, lines, train)
+        _probe_batch(index, collector, batch, lines, train, sparse)
     return collector
 
 
-def _probe_batch(index: EvalIndex, collector: Collector, batch: list[Record], lines: list[int], train: TrainSide) -> None:
+def _probe_batch(index: EvalIndex, collector: Collector, batch: list[Record], lines: list[int], train: TrainSide,
+                 sparse: Sparse | None = None) -> None:
     stats: dict[str, dict[str, int]] = {lv: {} for lv in index.parts}
+    some = [i for i, r in enumerate(batch) if r.row in sparse.rows] if sparse is not None else []
 
     def gen() -> Iterator[tuple[str, Match]]:
         for lv, part in index.parts.items():
+            if sparse is not None and lv in sparse.levels:  # the rest cannot match at this level
+                for m in part.probe([batch[i] for i in some], stats[lv]) if some else ():
+                    yield lv, m._replace(pos=some[m.pos])
+                continue
             for m in part.probe(batch, stats[lv]):
                 yield lv, m
 
@@ -243,7 +277,8 @@ def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard, ahead: ReadAhead |
         counts, recs = ahead.counts, iter(ahead.records)
     else:
         counts = RowCounts()
-        recs = shard_records(shard, job, counts, index.line_filter)
+        filters = index.line_filters
+        recs = shard_records(shard, job, counts, filters, all_levels=len(filters) == len(index.parts))
     collector = probe_records(index, job, recs, TrainSide(job.spec, shard.file, shard.index))
     return ShardResult(shard.index, counts, collector.detach())
 

@@ -34,7 +34,7 @@ from .canon import normalize
 from .config import LEVELS, ScanConfig
 from .errors import InputError, UsageError
 from .fingerprint import record_fingerprint, text_key
-from .io.chat_lines import LineFilter, combined
+from .io.chat_lines import LineFilter
 from .levels import REGISTRY, LevelIndex
 from .records import Record
 from .result import EvalDuplicate, InputInfo, SkippedRow, UnreadFile
@@ -149,10 +149,10 @@ class EvalIndex:
         return tuple(lv for lv in LEVELS if lv in self.parts)
 
     @functools.cached_property
-    def line_filter(self) -> LineFilter | None:
-        """Which train texts any level could match, for the C chat reader to drop the rest
-        (:mod:`leakcheck.io.chat_lines`); ``None`` when a level has no such test (it reads every text)."""
-        return combined([p.line_filter() if hasattr(p, "line_filter") else None for p in self.parts.values()])
+    def line_filters(self) -> dict[str, LineFilter]:
+        """The levels that can say which train texts they could match, and how: the C chat
+        reader drops or marks the rest (:mod:`leakcheck.io.chat_lines`)."""
+        return {lv: f for lv, p in self.parts.items() if hasattr(p, "line_filter") and (f := p.line_filter()) is not None}
 
     @classmethod
     def build(cls, named: Sequence[tuple[str, Sequence[Record], InputInfo]], config: ScanConfig) -> "EvalIndex":

@@ -95,12 +95,14 @@ def _usual(path: Path, spec: FormatSpec) -> tuple[list[tuple[Record, int]], RowC
     return recs, counts
 
 
-def _compiled(path: Path, spec: FormatSpec, line_filter=None) -> tuple[list[tuple[Record, int]], RowCounts]:
+def _compiled(path: Path, spec: FormatSpec, filters=None, all_levels=True, sparse: list | None = None) -> tuple[list[tuple[Record, int]], RowCounts]:
     counts = RowCounts()
     job = ScanJob(ScanConfig(on_error="skip"), spec, ())
     shard = Shard(0, str(path), "lines", 0, os.path.getsize(path), 0, os.path.getsize(path))
-    recs = list(shard_records(shard, job, counts, line_filter))
-    return recs, counts
+    out = shard_records(shard, job, counts, filters, all_levels)
+    if sparse is not None:
+        sparse.append(out.sparse)
+    return list(out), counts
 
 
 @needs_reader
@@ -207,13 +209,18 @@ def test_the_filter_keeps_every_line_a_level_matches(tmp_path_factory, seed, lev
         train.append(json.dumps({"messages": turns, "id": f"t{i}"}) + "\n")
     (d / "train.jsonl").write_text("".join(train))
     index = build_index([("e", str(d / "eval.jsonl"))], ScanConfig(levels=levels))
-    assert index.line_filter is not None
+    assert set(index.line_filters) == set(levels)
     spec = _spec()
-    kept, kept_counts = _compiled(d / "train.jsonl", spec, index.line_filter)
+    kept, kept_counts = _compiled(d / "train.jsonl", spec, index.line_filters)
+    sparse: list = []
+    marked, marked_counts = _compiled(d / "train.jsonl", spec, index.line_filters, all_levels=False, sparse=sparse)
     every, every_counts = _compiled(d / "train.jsonl", spec)
-    assert kept_counts == every_counts  # dropped lines are still counted
+    assert kept_counts == every_counts == marked_counts  # dropped lines are still counted
+    assert marked == every and sparse[0].levels == set(levels)
     matched = {pos for part in index.parts.values() for pos in (m.pos for m in part.probe([r for r, _ in every]))}
     assert {every[p][0].id for p in matched} <= {r.id for r, _ in kept}
+    assert {every[p][0].row for p in matched} <= sparse[0].rows
+    assert {r.row for r, _ in kept} == sparse[0].rows  # one test, dropping or marking
 
 
 @needs_reader
@@ -225,6 +232,50 @@ def test_the_word_test_reads_an_ascii_head_of_a_non_ascii_text(nonascii):
     words = frozenset({chat_lines.text_hash(word_text(normalize(hit)).encode())})
     lf = chat_lines.LineFilter(words_p=words, words_t=words, words=True, nonascii=nonascii)
     lines = b"".join(json.dumps({"messages": [{"role": "user", "content": t}]}).encode() + b"\n" for t in texts)
-    out = mod.chat_lines(lines, 0, b"messages", None, False, 1 << 20, Record, lf.packed)
+    out = mod.chat_lines(lines, 0, b"messages", None, False, 1 << 20, Record, (*lf.packed, True))
     # the third has other first words; the fourth's fifth word is not ASCII: no word test, kept only with ``nonascii``
     assert [rec.prompt for rec, _ in out[3]] == texts[:2] + texts[3:] * nonascii
+
+
+# -- whole scans: the same report read in C or the usual way --------------------------------------
+
+
+@needs_reader
+@pytest.mark.parametrize("levels", [("exact", "normalized"), ("exact", "normalized", "near", "contained")])
+def test_a_scan_reports_the_same_read_in_c_or_the_usual_way(tmp_path, monkeypatch, levels):
+    """Exact copies, normalized and near variants, odd and bad lines in several shards: with only the
+    text levels the C reader drops lines, with the fuzzy ones too it marks which the text levels probe."""
+    import leakcheck
+    import leakcheck.io.shards as shards
+    from leakcheck.report.json import dumps
+
+    from .test_index import ANSWERS, QUESTIONS, _strip
+
+    ev = tmp_path / "eval.jsonl"
+    ev.write_text("".join(json.dumps({"id": f"e{i}", "question": q, "answer": a}) + "\n" for i, (q, a) in enumerate(zip(QUESTIONS, ANSWERS))))
+    rnd = random.Random(7)
+    rows = []
+    for i in range(300):
+        k = rnd.randrange(len(QUESTIONS))
+        q, a = rnd.choice([(QUESTIONS[k], ANSWERS[k]), (QUESTIONS[k].upper() + " ", "x"), (QUESTIONS[k].replace("the", "a"), ANSWERS[k] + " é"),
+                           ("Unrelated question number %d about the weather" % i, "sun"), ("’" + QUESTIONS[k], ANSWERS[k].lower())])
+        rows.append(json.dumps({"messages": [{"role": "user", "content": q}, {"role": "assistant", "content": a}], "id": f"t{i}"}))
+    rows[17] = '{"messages": [{"from": "human", "value": "%s"}], "id": "sharegpt"}' % QUESTIONS[0]
+    rows[99] = '{"messages": [{"role": "user", "content": "broken'
+    (tmp_path / "train.jsonl").write_text("\n".join(rows) + "\n")
+    monkeypatch.setattr(shards, "SHARD_BYTES", 8192)
+    from leakcheck.detect.hashing import TextMatchDetector
+
+    probed: list[int] = []
+    probe = TextMatchDetector.probe
+    monkeypatch.setattr(TextMatchDetector, "probe", lambda self, batch, stats=None: probed.append(len(batch)) or probe(self, batch, stats))
+    cfg = ScanConfig(levels=levels, on_error="skip")
+    fast = leakcheck.scan(tmp_path / "train.jsonl", ev, cfg)
+    fast_probed, probed[:] = sum(probed), []
+    monkeypatch.setenv("LEAKCHECK_NO_KERNEL", "1")
+    usual = leakcheck.scan(tmp_path / "train.jsonl", ev, cfg)
+    assert _strip(dumps(fast)) == _strip(dumps(usual))
+    assert fast.train.rows == 300 and sum(fast.train.skipped.values()) == 1
+    assert {f.level for f in fast.findings} >= {"exact", "normalized"} and len(fast.findings) > 100
+    # the text levels saw only the lines that could match them: the unrelated ones never
+    assert sum(probed) == 2 * 299 and fast_probed < sum(probed) * 0.9

@@ -28,19 +28,24 @@ from typing import Any
 
 from ..records import Record
 from . import readers
-from .shards import Shard
+from .shards import _SPLITTABLE, Shard, _plain_lines
 
 _M = (1 << 64) - 1
 _MUL = 0x9E3779B97F4A7C15
 
 
+_MODULE: list[Any] = []  # the compiled module (or None), imported once
+
+
 def _module() -> Any:
     if os.environ.get("LEAKCHECK_NO_KERNEL"):
         return None
-    try:
-        return importlib.import_module("leakcheck._chatlines")
-    except ImportError:
-        return None
+    if not _MODULE:
+        try:
+            _MODULE.append(importlib.import_module("leakcheck._chatlines"))
+        except ImportError:
+            _MODULE.append(None)
+    return _MODULE[0]
 
 
 def _mix64(h: int) -> int:
@@ -124,6 +129,14 @@ def _keys(spec: Any) -> tuple[bytes, bytes | None] | None:
 def _whole_lines(shard: Shard) -> bytes | None:
     """The bytes of ``shard``'s lines, as :func:`~leakcheck.io.readers.line_rows` reads them
     (to the end of the line that crosses its end); ``None`` if they cannot be read so."""
+    if shard.kind == "file":  # a JSONL file too small to cut: whole, if the usual path reads it as lines
+        try:
+            if not (shard.file.lower().endswith(_SPLITTABLE) and os.path.isfile(shard.file) and _plain_lines(shard.file)):
+                return None
+            with open(shard.file, "rb") as fh:
+                return fh.read()
+        except OSError:
+            return None
     if shard.kind != "lines" or shard.stop is None:
         return None
     try:
@@ -149,11 +162,17 @@ class ChatShard:
     fast_no_target: int
     kept: list[tuple[Record, int]]
     declined: list[tuple[int, int, int, int]]  # (row, line, start, end)
+    #: with a filter that marks instead of dropping: the rows it passes, declined ones included
+    maybe: set[int] | None
     data: bytes
 
 
-def read_chat_shard(shard: Shard, spec: Any, line_filter: LineFilter | None) -> ChatShard | None:
-    """Read ``shard`` with the C reader; ``None`` where it cannot (no module, not a chat, a long line)."""
+def read_chat_shard(shard: Shard, spec: Any, line_filter: LineFilter | None, drop: bool = True) -> ChatShard | None:
+    """Read ``shard`` with the C reader; ``None`` where it cannot (no module, not a chat, a long line).
+
+    ``line_filter``: drop the lines it does not pass (``drop``), or keep them all and list the
+    rows it passes in :attr:`ChatShard.maybe`.
+    """
     mod = _module()
     keys = _keys(spec) if mod is not None else None
     if keys is None:
@@ -161,12 +180,14 @@ def read_chat_shard(shard: Shard, spec: Any, line_filter: LineFilter | None) -> 
     data = _whole_lines(shard)
     if data is None:
         return None
-    packed = line_filter.packed if line_filter is not None else None
+    packed = (*line_filter.packed, drop) if line_filter is not None else None
     out = mod.chat_lines(data, shard.line_base, keys[0], keys[1], spec.id_required, readers.MAX_LINE_BYTES, Record, packed)
     if out is None:
         return None
-    rows, fast, fast_no_target, kept, declined = out
-    return ChatShard(rows, fast, fast_no_target, kept, declined, data)
+    rows, fast, fast_no_target, kept, declined, maybe = out
+    if maybe is not None:
+        maybe = set(maybe).union(row for row, _, _, _ in declined)
+    return ChatShard(rows, fast, fast_no_target, kept, declined, maybe, data)
 
 
 def declined_rows(shard: Shard, chat: ChatShard) -> Iterator[tuple[int, readers.RawRow | readers.BadRow]]:

@@ -23,7 +23,6 @@ import os
 import platform
 import random
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -240,7 +239,8 @@ YARDSTICKS: dict[str, Yardstick] = {
     "hash": Yardstick("baseline_hash_loop.py", "json.loads + xxh3_64 of prompt and target per line"),
     "ngram13": Yardstick("baseline_ngram13.py", "lm-eval-style 13-gram check, pure Python, prompt only"),
     "datasketch": Yardstick("baseline_datasketch.py", "datasketch MinHash(128)+MinHashLSH, one record at a time"),
-    "floor": Yardstick("floor_hash_levels.py", "orjson + leakcheck's chat reading + the two levels' key tests per line: the floor of leakcheck's Python path (its C chat reader goes below)"),
+    "floor": Yardstick("floor_hash_levels.py", "orjson + leakcheck's chat reading + the two levels' key tests per line: "
+                       "the floor of leakcheck's Python path (its C chat reader goes below)"),
 }
 
 

@@ -274,7 +274,7 @@ class ReadAhead:
 def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard, ahead: ReadAhead | None = None) -> ShardResult:
     """The scan's one step: read ``shard``, probe it against ``index``, return its state."""
     if ahead is not None and ahead.shard == shard:
-        counts, recs = ahead.counts, iter(ahead.records)
+        counts, recs = ahead.counts, ShardRecords(iter(ahead.records))
     else:
         counts = RowCounts()
         filters = index.line_filters

@@ -45,9 +45,10 @@ class _WordCache:
     """Word hashes of the last batch, per field, shared by the near and contained detectors.
 
     ``scan`` probes every detector with the same batch in turn. The cache is keyed on the
-    field's text objects themselves, compared by identity, not on the batch object: a list
+    batch's records themselves, compared by identity, not on the batch object: a list
     refilled in place, or a new list that got a freed list's ``id``, cannot be served the
-    words of other texts (the cached entry holds its texts, so their ids stay taken). An
+    words of other texts (the cached entry holds its records, immutable tuples, so their ids
+    stay taken and their texts are the ones hashed). An
     entry is replaced as a whole, so concurrent callers never see another batch's words.
 
     Batches tokenized ahead (:meth:`ahead`, while the scan waits for the train templates)
@@ -56,18 +57,18 @@ class _WordCache:
     """
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[list[str | None], grams.Words]] = {}
+        self._entries: dict[str, tuple[tuple[Record, ...], grams.Words]] = {}
         self._ahead: dict[tuple[str, int], tuple[Record, list[str | None], grams.Words]] = {}
 
     def get(self, batch: Sequence[Record], field: str) -> grams.Words:
-        texts = [getattr(r, field) for r in batch]
         hit = self._entries.get(field)
-        if hit is not None and _same(hit[0], texts):
+        if hit is not None and _same(hit[0], batch):
             return hit[1]
+        texts = list(map(_FIELD[field], batch))
         w = self._from_ahead(batch, texts, field)
         if w is None:
             w = grams.words(texts)
-        self._entries[field] = (texts, w)
+        self._entries[field] = (tuple(batch), w)
         return w
 
     def _from_ahead(self, batch: Sequence[Record], texts: list[str | None], field: str) -> grams.Words | None:
@@ -78,7 +79,7 @@ class _WordCache:
         """Tokenize ``batch`` now for the :meth:`get` that will ask for it."""
         if batch:
             for f in FIELDS:
-                texts = [getattr(r, f) for r in batch]
+                texts = list(map(_FIELD[f], batch))
                 self._ahead[(f, id(batch[0]))] = (batch[0], texts, grams.words(texts))
             while len(self._ahead) > _MAX_AHEAD:  # left by a shard never probed here: the oldest go
                 del self._ahead[next(iter(self._ahead))]
@@ -93,8 +94,12 @@ class _WordCache:
 _MAX_AHEAD = 64
 
 
-def _same(a: list[str | None], b: list[str | None]) -> bool:
+def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
     return len(a) == len(b) and all(map(operator.is_, a, b))
+
+
+#: a record's field, read in C (``map`` over a batch beats a comprehension of ``getattr``)
+_FIELD = {f: operator.attrgetter(f) for f in FIELDS}
 
 
 _CACHE = _WordCache()
@@ -646,7 +651,7 @@ class NearDetector(_GramIndex):
         for field in FIELDS:
             h, text_of = self._train_grams(batch, field)
             n = len(batch)
-            stats["train_texts"] += sum(getattr(r, field) is not None for r in batch)
+            stats["train_texts"] += n - list(map(_FIELD[field], batch)).count(None)
             if len(h) == 0:
                 continue
             size_a = grams.distinct_counts(h, text_of, n)

@@ -1,10 +1,11 @@
-/* Compiled twins of three NumPy functions of leakcheck.detect.grams, each tested equal to it
+/* Compiled twins of four NumPy functions of leakcheck.detect.grams, each tested equal to it
    (tests/test_tokens.py); without a C compiler leakcheck runs the NumPy versions.
 
    tokens():   _words_numpy, token boundaries and 64-bit token hashes of a batch of texts in one
                pass over their bytes (the NumPy version makes ~30 passes).
    find():     HashSet._find_numpy, bitmap then linear-probing lookups.
    distinct(): _distinct_counts_numpy, distinct hashes per text in a small table, not a sort.
+   ngrams():   _ngrams_numpy, the hash of every word n-gram in one pass (NumPy makes n).
 
    A token is a run of word bytes (ASCII letters, digits, '_', any byte >= 0x80), a printable
    ASCII symbol, or a run of four or more of one symbol (hashed as four). Its hash: its
@@ -258,7 +259,56 @@ static PyObject *distinct(PyObject *Py_UNUSED(self), PyObject *args) {
     return out;
 }
 
+/* ngrams(hashes, offsets, n) -> (h, text_of)
+
+   grams.ngrams compiled: per text (its words hashes[offsets[t]:offsets[t + 1]]), the hash of
+   every run of n words, h = ((x0 * MUL + x1) * MUL + ...) then mix64, with its text's index;
+   in text order, as uint64 and int64 bytearrays. The window rolls: two multiplications a word. */
+static PyObject *ngrams(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer hb, ob;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*n", &hb, &ob, &n)) return NULL;
+    const uint64_t *x = (const uint64_t *)hb.buf;
+    const int64_t *off = (const int64_t *)ob.buf;
+    Py_ssize_t n_texts = ob.len / 8 - 1, total = 0;
+    for (Py_ssize_t t = 0; t < n_texts; t++) {
+        Py_ssize_t c = (Py_ssize_t)(off[t + 1] - off[t]) - n + 1;
+        if (c > 0) total += c;
+    }
+    PyObject *h = PyByteArray_FromStringAndSize(NULL, total * 8), *tof = PyByteArray_FromStringAndSize(NULL, total * 8);
+    PyObject *out = NULL;
+    if (h && tof && n >= 1) {
+        uint64_t *o = (uint64_t *)PyByteArray_AS_STRING(h);
+        int64_t *to = (int64_t *)PyByteArray_AS_STRING(tof);
+        Py_BEGIN_ALLOW_THREADS
+        Py_ssize_t j = 0;
+        uint64_t top = 1;  /* MUL ** (n - 1): the first word's weight, taken off as the window rolls */
+        for (Py_ssize_t k = 1; k < n; k++) top *= MUL;
+        for (Py_ssize_t t = 0; t < n_texts; t++) {
+            int64_t s = off[t], end = off[t + 1];
+            if (s + n > end) continue;
+            uint64_t v = x[s];
+            for (Py_ssize_t k = 1; k < n; k++) v = v * MUL + x[s + k];
+            for (;;) {  /* exact: arithmetic mod 2**64 is a ring */
+                o[j] = mix64(v);
+                to[j++] = t;
+                if (s + n >= end) break;
+                v = (v - x[s] * top) * MUL + x[s + n];
+                s++;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        out = PyTuple_Pack(2, h, tof);
+    }
+    Py_XDECREF(h);
+    Py_XDECREF(tof);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&ob);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"ngrams", ngrams, METH_VARARGS, "ngrams(hashes, offsets, n) -> (h, text_of) as bytearrays"},
     {"distinct", distinct, METH_VARARGS, "distinct(h, text_of, n_texts) -> int64 counts of distinct h >> 24 per text"},
     {"tokens", tokens, METH_VARARGS, "tokens(blob, text_starts) -> (hashes, starts, ends, offsets, long)"},
     {"find", find, METH_VARARGS, "find(slot_key, slot_idx, idx_size, slot_mask, bitmap, bit_mask, zero, h) -> int64 positions"},

@@ -130,3 +130,16 @@ def test_the_compiled_distinct_counts_are_the_numpy_ones(pairs, shuffle):
     got = grams.distinct_counts(h, text_of, 31)
     assert got.tolist() == grams._distinct_counts_numpy(h, text_of, 31).tolist()
     assert got.tolist() == [len({x >> 24 for t, x in pairs if t == i}) for i in range(31)]
+
+
+@needs_kernel
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2**64 - 1), max_size=20), max_size=8), st.integers(1, 13))
+def test_the_compiled_ngrams_are_the_numpy_ones(texts, n):
+    """The rolling window of the compiled version gives each n-gram's hash as NumPy computes it in full."""
+    flat = np.array([x for t in texts for x in t], dtype=np.uint64)
+    offsets = np.concatenate([[0], np.cumsum([len(t) for t in texts])]).astype(np.int64)
+    w = grams.Words(flat, offsets, b"", None, None)
+    got, want = grams.ngrams(w, n), grams._ngrams_numpy(w, n)
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+    assert len(got[0]) == sum(max(len(t) - n + 1, 0) for t in texts)

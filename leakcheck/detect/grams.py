@@ -300,6 +300,14 @@ def ngrams(w: Words, n: int) -> tuple[np.ndarray, np.ndarray]:
 
     Texts shorter than ``n`` words have no n-grams.
     """
+    kernel = _kernel()
+    if kernel is not None and n >= 1:
+        h, text_of = kernel.ngrams(np.ascontiguousarray(w.hashes, dtype=_U64), np.ascontiguousarray(w.offsets, dtype=np.int64), n)
+        return np.frombuffer(h, dtype=_U64), np.frombuffer(text_of, dtype=np.int64)
+    return _ngrams_numpy(w, n)
+
+
+def _ngrams_numpy(w: Words, n: int) -> tuple[np.ndarray, np.ndarray]:
     lengths = w.lengths
     counts = np.maximum(lengths - n + 1, 0)
     total = int(counts.sum())

@@ -802,7 +802,27 @@ static PyObject *text_hash(PyObject *Py_UNUSED(self), PyObject *args) {
     return PyLong_FromUnsignedLongLong(h);
 }
 
+/* count_newlines(buffer, start, end) -> the "\n" bytes in buffer[start:end] (a memory-mapped file
+   is counted in place: the shard plan no longer copies the whole file to count its lines). */
+static PyObject *count_newlines(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer b;
+    Py_ssize_t start, end, count = 0;
+    if (!PyArg_ParseTuple(args, "y*nn", &b, &start, &end)) return NULL;
+    if (start < 0) start = 0;
+    if (end > b.len) end = b.len;
+    const char *p = (const char *)b.buf + start, *stop = (const char *)b.buf + end;
+    Py_BEGIN_ALLOW_THREADS
+    while (p < stop && (p = memchr(p, '\n', stop - p)) != NULL) {
+        count++;
+        p++;
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&b);
+    return PyLong_FromSsize_t(count);
+}
+
 static PyMethodDef methods[] = {
+    {"count_newlines", count_newlines, METH_VARARGS, "count_newlines(buffer, start, end) -> newlines in buffer[start:end]"},
     {"chat_lines", chat_lines, METH_VARARGS,
      "chat_lines(data, first_line, chat_key, id_key, id_required, max_line, make, filter) -> (rows, fast, fast_no_target, kept, declined, maybe) or None"},
     {"text_hash", text_hash, METH_VARARGS, "text_hash(data) -> the 64-bit fast-lane hash of the bytes"},

@@ -77,3 +77,30 @@ def test_the_tail_of_a_parallel_plan_is_cut_in_quarter_shards(tmp_path, monkeypa
     monkeypatch.setattr(shards_mod, "SHARD_BYTES", 8192)
     assert _shard_size(open_source(p), 2) == {"target_bytes": target, "tail_bytes": 2 * target}
     assert _shard_size(open_source(p), 1) == {}
+
+
+@pytest.mark.skipif(__import__("leakcheck.io.chat_lines", fromlist=["_module"])._module() is None,
+                    reason="leakcheck._chatlines is not compiled")
+def test_the_plan_of_a_mapped_file_is_the_plan_of_a_read_one(tmp_path, monkeypatch):
+    """Line counts in place (the file memory-mapped) give the shards and line numbers that reading it gives."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    path = tmp_path / "t.jsonl"
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"x")), min_size=1, max_size=40), st.booleans(),
+           st.integers(1, 90), st.sampled_from([0, 50, 10**6]))
+    def check(lines, last_newline, target, tail):
+        path.write_bytes(b"\n".join(lines) + (b"\n" if last_newline else b""))
+        size = path.stat().st_size
+        if size == 0:
+            return
+        mapped = shards_mod._line_shards(str(path), size, target, 0, tail)
+        monkeypatch.setenv("LEAKCHECK_NO_KERNEL", "1")
+        try:
+            assert mapped == shards_mod._line_shards(str(path), size, target, 0, tail)
+        finally:
+            monkeypatch.delenv("LEAKCHECK_NO_KERNEL")
+
+    check()

@@ -17,9 +17,11 @@ True
 
 from __future__ import annotations
 
+import mmap
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import InputError
 from .compress import codec_of_bytes
@@ -90,6 +92,14 @@ def _plain_lines(path: str) -> bool:
 def _line_shards(path: str, size: int, target: int, first: int, tail: int = 0) -> list[Shard]:
     """Byte ranges starting at line starts; the lines before each range are counted on the way.
     Ranges in the last ``tail`` bytes aim at a quarter of ``target``."""
+    from .chat_lines import _module
+
+    mod = _module()
+    if mod is not None:
+        try:
+            return _mapped_line_shards(mod.count_newlines, path, size, target, first, tail)
+        except (OSError, ValueError):  # not mappable (an empty or special file): read it
+            pass
     out: list[Shard] = []
     start, lines = 0, 0
     with open(path, "rb") as fh:
@@ -97,6 +107,26 @@ def _line_shards(path: str, size: int, target: int, first: int, tail: int = 0) -
             fh.seek(start)
             want = target if size - start > tail else max(1, target // 4)
             stop, counted = _range_end(fh, start, want)
+            out.append(Shard(first + len(out), path, "lines", start, stop, lines, stop - start))
+            lines += counted
+            start = stop
+    return out
+
+
+def _mapped_line_shards(count: Callable[[Any, int, int], int], path: str, size: int, target: int, first: int,
+                        tail: int) -> list[Shard]:
+    """:func:`_line_shards` on the file mapped in memory, its lines counted in place (the same shards)."""
+    out: list[Shard] = []
+    start, lines = 0, 0
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        size = len(mm)
+        while start < size:
+            end = start + (target if size - start > tail else max(1, target // 4))
+            if end > size:  # the last range: its last line may lack a newline
+                stop, counted = size, count(mm, start, size) + (mm[size - 1] != 10)
+            else:  # to the end of the line after ``end``, as _range_end reads it
+                k = mm.find(b"\n", end)
+                stop, counted = (size if k < 0 else k + 1), count(mm, start, end) + 1
             out.append(Shard(first + len(out), path, "lines", start, stop, lines, stop - start))
             lines += counted
             start = stop

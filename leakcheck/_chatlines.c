@@ -802,8 +802,8 @@ static PyObject *text_hash(PyObject *Py_UNUSED(self), PyObject *args) {
     return PyLong_FromUnsignedLongLong(h);
 }
 
-/* count_newlines(buffer, start, end) -> the "\n" bytes in buffer[start:end] (a memory-mapped file
-   is counted in place: the shard plan no longer copies the whole file to count its lines). */
+/* count_newlines(buffer, start, end) -> the "\n" bytes in buffer[start:end] (the shard plan counts
+   a file's lines in one reused buffer). */
 static PyObject *count_newlines(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer b;
     Py_ssize_t start, end, count = 0;

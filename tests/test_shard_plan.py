@@ -81,8 +81,8 @@ def test_the_tail_of_a_parallel_plan_is_cut_in_quarter_shards(tmp_path, monkeypa
 
 @pytest.mark.skipif(__import__("leakcheck.io.chat_lines", fromlist=["_module"])._module() is None,
                     reason="leakcheck._chatlines is not compiled")
-def test_the_plan_of_a_mapped_file_is_the_plan_of_a_read_one(tmp_path, monkeypatch):
-    """Line counts in place (the file memory-mapped) give the shards and line numbers that reading it gives."""
+def test_the_plan_counted_in_c_is_the_plan_of_the_python_reader(tmp_path, monkeypatch):
+    """Lines counted in C in a reused buffer give the shards and line numbers that reading blocks gives."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
@@ -96,10 +96,10 @@ def test_the_plan_of_a_mapped_file_is_the_plan_of_a_read_one(tmp_path, monkeypat
         size = path.stat().st_size
         if size == 0:
             return
-        mapped = shards_mod._line_shards(str(path), size, target, 0, tail)
+        counted = shards_mod._line_shards(str(path), size, target, 0, tail)
         monkeypatch.setenv("LEAKCHECK_NO_KERNEL", "1")
         try:
-            assert mapped == shards_mod._line_shards(str(path), size, target, 0, tail)
+            assert counted == shards_mod._line_shards(str(path), size, target, 0, tail)
         finally:
             monkeypatch.delenv("LEAKCHECK_NO_KERNEL")
 

@@ -17,7 +17,6 @@ True
 
 from __future__ import annotations
 
-import mmap
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -96,10 +95,7 @@ def _line_shards(path: str, size: int, target: int, first: int, tail: int = 0) -
 
     mod = _module()
     if mod is not None:
-        try:
-            return _mapped_line_shards(mod.count_newlines, path, size, target, first, tail)
-        except (OSError, ValueError):  # not mappable (an empty or special file): read it
-            pass
+        return _counted_line_shards(mod.count_newlines, path, size, target, first, tail)
     out: list[Shard] = []
     start, lines = 0, 0
     with open(path, "rb") as fh:
@@ -113,24 +109,47 @@ def _line_shards(path: str, size: int, target: int, first: int, tail: int = 0) -
     return out
 
 
-def _mapped_line_shards(count: Callable[[Any, int, int], int], path: str, size: int, target: int, first: int,
-                        tail: int) -> list[Shard]:
-    """:func:`_line_shards` on the file mapped in memory, its lines counted in place (the same shards)."""
+def _counted_line_shards(count: Callable[[Any, int, int], int], path: str, size: int, target: int, first: int,
+                         tail: int) -> list[Shard]:
+    """:func:`_line_shards` with the lines counted in C in one reused buffer (the same shards), not
+    in a new bytes object per shard: no fresh memory to fault in, and no file mapping, whose pages
+    would count in the scan's peak memory."""
     out: list[Shard] = []
     start, lines = 0, 0
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        size = len(mm)
+    buf = bytearray(min(size, 8 << 20))
+    view = memoryview(buf)
+    with open(path, "rb") as fh:
         while start < size:
-            end = start + (target if size - start > tail else max(1, target // 4))
-            if end > size:  # the last range: its last line may lack a newline
-                stop, counted = size, count(mm, start, size) + (mm[size - 1] != 10)
-            else:  # to the end of the line after ``end``, as _range_end reads it
-                k = mm.find(b"\n", end)
-                stop, counted = (size if k < 0 else k + 1), count(mm, start, end) + 1
+            want = target if size - start > tail else max(1, target // 4)
+            fh.seek(start)
+            counted, got = 0, 0
+            while got < want:
+                n = fh.readinto(view[: min(len(buf), want - got)])
+                if not n:
+                    break
+                counted += count(buf, 0, n)
+                got += n
+                last = buf[n - 1]
+            if got < want:  # the end of the file: its last line may lack a newline
+                stop, counted = start + got, counted + (got > 0 and last != 10)
+            else:  # to the end of the line after the range, as _range_end reads it
+                stop, counted = _line_end(fh, start + got), counted + 1
             out.append(Shard(first + len(out), path, "lines", start, stop, lines, stop - start))
             lines += counted
             start = stop
     return out
+
+
+def _line_end(fh: Any, end: int) -> int:
+    """Just past the first newline at or after ``end`` (``fh`` is there), or the end of the file."""
+    while True:
+        chunk = fh.read(1 << 16)
+        if not chunk:
+            return end
+        k = chunk.find(b"\n")
+        if k >= 0:
+            return end + k + 1
+        end += len(chunk)
 
 
 def _range_end(fh, start: int, target: int) -> tuple[int, int]:

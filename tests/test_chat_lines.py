@@ -119,6 +119,33 @@ def test_the_compiled_reader_reads_what_the_usual_path_reads(tmp_path_factory, l
     assert got_counts == want_counts
 
 
+_GOOD = json.dumps({"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is 2+2? caf\u00e9 \\u00e9"},
+                               {"role": "assistant", "content": "4 \ud83d\ude00"}], "id": 12, "extra": [1.5, {"a": None}]}).encode()
+
+
+@needs_reader
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(_GOOD)), st.integers(0, 3), st.binary(min_size=1, max_size=3)), min_size=1, max_size=4))
+def test_damaged_bytes_are_read_as_the_usual_path_reads_them(tmp_path_factory, edits):
+    """A valid chat line with bytes replaced, inserted or cut anywhere (quotes, backslashes, invalid
+    UTF-8, NUL, a cut escape): never a crash or a read past the line, and the same records and skips."""
+    line = bytearray(_GOOD)
+    for pos, kind, b in edits:
+        pos = min(pos, len(line))
+        if kind == 0:
+            line[pos : pos + len(b)] = b
+        elif kind == 1:
+            line[pos:pos] = b
+        elif kind == 2:
+            del line[pos : pos + len(b)]
+        else:
+            line[pos:pos] = b"\\u" + b[:1].hex().encode()  # an escape cut short or of a surrogate
+    path = tmp_path_factory.mktemp("d") / "t.jsonl"
+    path.write_bytes(bytes(line).replace(b"\n", b" ") + b"\n" + _GOOD + b"\n")
+    got, got_counts = _compiled(path, _spec())
+    assert (got, got_counts) == _usual(path, _spec())
+
+
 @needs_reader
 def test_a_plain_chat_file_is_read_in_c_and_odd_lines_the_usual_way(tmp_path, monkeypatch):
     chat = {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is 2+2?"},

@@ -16,7 +16,7 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +27,7 @@ from .detect.base import Match
 from .errors import InputError, RecordError
 from .formats import FormatSpec
 from .index import EvalIndex, TrainLearned
-from .io.chat_lines import ChatShard, LineFilter, combined, declined_rows, read_chat_shard
+from .io.chat_lines import ChatShard, Filtering, declined_rows, read_chat_shard
 from .io.readers import BadRow, RawRow
 from .io import shards as _shards
 from .io.shards import SHARD_BYTES, Shard, iter_shard, open_source
@@ -177,22 +177,19 @@ class ShardRecords:
         return self.records
 
 
-def shard_records(shard: Shard, job: ScanJob, counts: RowCounts, filters: Mapping[str, LineFilter] | None = None,
-                  all_levels: bool = False) -> ShardRecords:
+def shard_records(shard: Shard, job: ScanJob, counts: RowCounts, filtering: Filtering | None = None) -> ShardRecords:
     """``(record, line)`` of ``shard``'s good rows, as :func:`records_of` makes them. A JSONL chat
     shard is read by the C reader (:mod:`leakcheck.io.chat_lines`) where it is built, every other
-    one row by row. ``filters``: per level, which train texts it could match; when they are
-    ``all_levels`` of the scan, rows none could match are counted and left out, else the
-    result says which rows those levels need see (:attr:`ShardRecords.sparse`)."""
-    line_filter = combined(list(filters.values())) if filters else None
-    chat = read_chat_shard(shard, job.spec, line_filter, drop=all_levels)
+    one row by row. ``filtering`` (the index's): rows that no level could match are counted and
+    left out, or the result says which rows the levels that can tell need see (:attr:`ShardRecords.sparse`)."""
+    chat = read_chat_shard(shard, job.spec, filtering)
     if chat is None:
         return ShardRecords(records_of(iter_shard(shard), job.spec, job.config.on_error, counts, job.detected_from))
     counts.rows += chat.rows
     counts.records += chat.fast
     if job.spec.target is not None:
         counts.no_target += chat.fast_no_target
-    sparse = Sparse(frozenset(filters), chat.maybe) if filters and chat.maybe is not None else None
+    sparse = Sparse(filtering.levels, chat.maybe) if filtering is not None and chat.maybe is not None else None
     if not chat.declined:
         return ShardRecords(iter(chat.kept), sparse)
     return ShardRecords(_with_declined(shard, job, counts, chat), sparse)
@@ -277,8 +274,7 @@ def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard, ahead: ReadAhead |
         counts, recs = ahead.counts, ShardRecords(iter(ahead.records))
     else:
         counts = RowCounts()
-        filters = index.line_filters
-        recs = shard_records(shard, job, counts, filters, all_levels=len(filters) == len(index.parts))
+        recs = shard_records(shard, job, counts, index.filtering)
     collector = probe_records(index, job, recs, TrainSide(job.spec, shard.file, shard.index))
     return ShardResult(shard.index, counts, collector.detach())
 

@@ -34,7 +34,7 @@ from .canon import normalize
 from .config import LEVELS, ScanConfig
 from .errors import InputError, UsageError
 from .fingerprint import record_fingerprint, text_key
-from .io.chat_lines import LineFilter
+from .io.chat_lines import Filtering
 from .levels import REGISTRY, LevelIndex
 from .records import Record
 from .result import EvalDuplicate, InputInfo, SkippedRow, UnreadFile
@@ -149,10 +149,11 @@ class EvalIndex:
         return tuple(lv for lv in LEVELS if lv in self.parts)
 
     @functools.cached_property
-    def line_filters(self) -> dict[str, LineFilter]:
-        """The levels that can say which train texts they could match, and how: the C chat
-        reader drops or marks the rest (:mod:`leakcheck.io.chat_lines`)."""
-        return {lv: f for lv, p in self.parts.items() if hasattr(p, "line_filter") and (f := p.line_filter()) is not None}
+    def filtering(self) -> Filtering | None:
+        """The levels that can say which train texts they could match (``LevelIndex.line_filter``),
+        and how: the C chat reader drops or marks the other lines (:mod:`leakcheck.io.chat_lines`)."""
+        filters = {lv: f for lv, p in self.parts.items() if hasattr(p, "line_filter") and (f := p.line_filter()) is not None}
+        return Filtering.of(filters, list(self.parts))
 
     @classmethod
     def build(cls, named: Sequence[tuple[str, Sequence[Record], InputInfo]], config: ScanConfig) -> "EvalIndex":

@@ -26,7 +26,13 @@ from .records import Record
 
 
 class LevelIndex(Protocol):
-    """What one level built from the eval side; immutable once built."""
+    """What one level built from the eval side; immutable once built.
+
+    An index may also have ``line_filter() -> LineFilter | None``
+    (:class:`~leakcheck.io.chat_lines.LineFilter`): which train texts it could match, as the C
+    chat reader tests them, so that lines it cannot match are not probed there (the exact and
+    normalized levels have one).
+    """
 
     level: str
 

@@ -4,6 +4,7 @@ never drops a line a level would match."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -95,11 +96,11 @@ def _usual(path: Path, spec: FormatSpec) -> tuple[list[tuple[Record, int]], RowC
     return recs, counts
 
 
-def _compiled(path: Path, spec: FormatSpec, filters=None, all_levels=True, sparse: list | None = None) -> tuple[list[tuple[Record, int]], RowCounts]:
+def _compiled(path: Path, spec: FormatSpec, filtering=None, sparse: list | None = None) -> tuple[list[tuple[Record, int]], RowCounts]:
     counts = RowCounts()
     job = ScanJob(ScanConfig(on_error="skip"), spec, ())
     shard = Shard(0, str(path), "lines", 0, os.path.getsize(path), 0, os.path.getsize(path))
-    out = shard_records(shard, job, counts, filters, all_levels)
+    out = shard_records(shard, job, counts, filtering)
     if sparse is not None:
         sparse.append(out.sparse)
     return list(out), counts
@@ -236,11 +237,12 @@ def test_the_filter_keeps_every_line_a_level_matches(tmp_path_factory, seed, lev
         train.append(json.dumps({"messages": turns, "id": f"t{i}"}) + "\n")
     (d / "train.jsonl").write_text("".join(train))
     index = build_index([("e", str(d / "eval.jsonl"))], ScanConfig(levels=levels))
-    assert set(index.line_filters) == set(levels)
+    filtering = index.filtering
+    assert filtering is not None and filtering.levels == set(levels) and filtering.drop
     spec = _spec()
-    kept, kept_counts = _compiled(d / "train.jsonl", spec, index.line_filters)
+    kept, kept_counts = _compiled(d / "train.jsonl", spec, filtering)
     sparse: list = []
-    marked, marked_counts = _compiled(d / "train.jsonl", spec, index.line_filters, all_levels=False, sparse=sparse)
+    marked, marked_counts = _compiled(d / "train.jsonl", spec, dataclasses.replace(filtering, drop=False), sparse=sparse)
     every, every_counts = _compiled(d / "train.jsonl", spec)
     assert kept_counts == every_counts == marked_counts  # dropped lines are still counted
     assert marked == every and sparse[0].levels == set(levels)

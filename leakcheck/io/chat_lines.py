@@ -22,7 +22,7 @@ import functools
 import importlib
 import os
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,15 +102,25 @@ class LineFilter:
         return sort(self.full_p), sort(self.full_t), sort(self.words_p), sort(self.words_t), self.words, self.nonascii
 
 
-def combined(filters: Sequence[LineFilter | None]) -> LineFilter | None:
-    """One filter for a scan's levels; ``None`` (read every record) if a level has none."""
-    if not filters or any(f is None for f in filters):
-        return None
-    out = LineFilter()
-    for f in filters:
-        assert f is not None
-        out = out | f
-    return out
+@dataclass(frozen=True)
+class Filtering:
+    """What the C reader may do with the lines a scan's levels could not match: ``line_filter``
+    tells them (the union of ``levels``' filters); ``drop`` (every level of the scan has one):
+    leave them out, else mark which lines ``levels`` need probe."""
+
+    line_filter: LineFilter
+    levels: frozenset[str]
+    drop: bool
+
+    @classmethod
+    def of(cls, filters: Mapping[str, LineFilter], all_levels: Sequence[str]) -> "Filtering | None":
+        """The filtering for levels ``all_levels`` of which those in ``filters`` can say; ``None``: none can."""
+        if not filters:
+            return None
+        union = LineFilter()
+        for f in filters.values():
+            union = union | f
+        return cls(union, frozenset(filters), drop=set(filters) == set(all_levels))
 
 
 def _keys(spec: Any) -> tuple[bytes, bytes | None] | None:
@@ -167,11 +177,11 @@ class ChatShard:
     data: bytes
 
 
-def read_chat_shard(shard: Shard, spec: Any, line_filter: LineFilter | None, drop: bool = True) -> ChatShard | None:
+def read_chat_shard(shard: Shard, spec: Any, filtering: Filtering | None = None) -> ChatShard | None:
     """Read ``shard`` with the C reader; ``None`` where it cannot (no module, not a chat, a long line).
 
-    ``line_filter``: drop the lines it does not pass (``drop``), or keep them all and list the
-    rows it passes in :attr:`ChatShard.maybe`.
+    ``filtering``: drop the lines its filter does not pass, or keep them all and list the rows it
+    passes in :attr:`ChatShard.maybe` (see :class:`Filtering`).
     """
     mod = _module()
     keys = _keys(spec) if mod is not None else None
@@ -180,7 +190,7 @@ def read_chat_shard(shard: Shard, spec: Any, line_filter: LineFilter | None, dro
     data = _whole_lines(shard)
     if data is None:
         return None
-    packed = (*line_filter.packed, drop) if line_filter is not None else None
+    packed = (*filtering.line_filter.packed, filtering.drop) if filtering is not None else None
     out = mod.chat_lines(data, shard.line_base, keys[0], keys[1], spec.id_required, readers.MAX_LINE_BYTES, Record, packed)
     if out is None:
         return None

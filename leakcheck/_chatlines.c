@@ -3,8 +3,9 @@
    record (tests/test_chat_lines.py checks them against each other with Hypothesis).
 
    chat_lines() parses each line of a buffer as strict JSON without building Python objects
-   for it: the chat's user turns joined by "\n", its last assistant turn and the id are
-   decoded into scratch buffers and become a Record only when the caller keeps the line.
+   for it: the chat's user turns joined by "\n", its last assistant turn and the id (or, for a
+   flat row, its top-level prompt and target strings) are decoded into scratch buffers and
+   become a Record only when the caller keeps the line.
    A line is declined (left to Python) whenever anything is off the common path: invalid or
    unusual JSON (exponents, long integers, lone surrogates, deep nesting), ShareGPT keys, a
    non-text turn, a text with no visible ASCII character (Python decides what is blank), an
@@ -330,8 +331,10 @@ typedef struct {
 } Line;
 
 typedef struct {
-    const unsigned char *chat_key, *id_key;
-    Py_ssize_t chat_len, id_len;
+    /* chat_key: the chat's key, or (flat) the prompt's, beside target_key (NULL: no target) */
+    const unsigned char *chat_key, *id_key, *target_key;
+    Py_ssize_t chat_len, id_len, target_len;
+    int flat;
 } Keys;
 
 /* The object key at c->p (a quote) into ``key``, then the colon. */
@@ -493,9 +496,22 @@ static int id_value(Cur *c, Line *L) {
     return DECLINE;  /* an object or a list: Python says what is wrong, or ignores it */
 }
 
+/* A flat row's text field: a string; a target (``has`` given) may be null: no target. */
+static int flat_text(Cur *c, Buf *out, int *has) {
+    if (c->p < c->end && *c->p == '"') {
+        c->p++;
+        if (has != NULL) *has = 1;
+        return string(c, out);
+    }
+    if (has != NULL && c->p < c->end && *c->p == 'n') return literal(c, "null", 4);
+    return DECLINE;  /* a number, a list, an object: Python's canonical_text says what it becomes */
+}
+
+static inline int starts_json_list(const Buf *b) { return b->n >= 2 && b->p[0] == '[' && b->p[1] == '{'; }
+
 static int line(const unsigned char *s, const unsigned char *e, const Keys *K, Line *L) {
     Cur c = {s, e};
-    int r, seen_chat = 0, seen_id = 0;
+    int r, seen_chat = 0, seen_id = 0, seen_target = 0;
     reset(&L->prompt);
     reset(&L->answer);
     L->has_answer = L->n_parts = 0;
@@ -509,7 +525,15 @@ static int line(const unsigned char *s, const unsigned char *e, const Keys *K, L
         if ((r = object_key(&c, &L->key))) return r;
         if (L->key.n == K->chat_len && memcmp(L->key.p, K->chat_key, K->chat_len) == 0) {
             if (seen_chat++) return DECLINE;
-            if ((r = messages(&c, L))) return r;
+            if (K->flat) {
+                if ((r = flat_text(&c, &L->prompt, NULL))) return r;
+                L->n_parts = 1;
+            } else if ((r = messages(&c, L))) {
+                return r;
+            }
+        } else if (K->flat && K->target_key && L->key.n == K->target_len && memcmp(L->key.p, K->target_key, K->target_len) == 0) {
+            if (seen_target++) return DECLINE;
+            if ((r = flat_text(&c, &L->answer, &L->has_answer))) return r;
         } else if (K->id_key && L->key.n == K->id_len && memcmp(L->key.p, K->id_key, K->id_len) == 0) {
             if (seen_id++) return DECLINE;
             if ((r = id_value(&c, L))) return r;
@@ -522,6 +546,8 @@ static int line(const unsigned char *s, const unsigned char *e, const Keys *K, L
     }
     ws(&c);
     if (c.p != c.end || !seen_chat || !L->n_parts) return DECLINE;
+    /* a flat field holding a chat or rubric as a JSON string: Python decodes it */
+    if (K->flat && (starts_json_list(&L->prompt) || (L->has_answer && starts_json_list(&L->answer)))) return DECLINE;
     /* blank texts: Python decides unless a visible ASCII character settles it */
     if (!L->prompt.visible) return DECLINE;
     if (L->has_answer && !L->answer.visible) {
@@ -655,12 +681,13 @@ static void free_line(Line *L) {
     PyMem_Free(L->id.p);
 }
 
-/* chat_lines(data, first_line, chat_key, id_key, id_required, max_line, make, filter)
-       -> (rows, fast, fast_no_target, kept, declined) or None
+/* chat_lines(data, first_line, chat_key, target_key, flat, id_key, id_required, max_line, make, filter)
+       -> (rows, fast, fast_no_target, kept, declined, maybe) or None
 
    data: whole lines of a JSONL file (the first one numbered first_line + 1; a BOM at its start
    is skipped when first_line is 0). chat_key, id_key: UTF-8 bytes of the top-level keys (id_key
-   None: no id). make(id, row, prompt, target, group, subset) builds a record; row counts the
+   None: no id); with ``flat``, chat_key is the prompt's key and target_key the target's (None:
+   no target), both strings at the top level. make(id, row, prompt, target, group, subset) builds a record; row counts the
    non-blank lines from 0. filter: None (keep every line read here) or (full_p, full_t, words_p,
    words_t, use_words, nonascii, drop) with sorted uint64 buffers. rows: non-blank lines; fast:
    lines read here (kept or dropped); fast_no_target: those without a target; kept: [(record,
@@ -669,14 +696,15 @@ static void free_line(Line *L) {
 static PyObject *chat_lines(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer data;
     Py_ssize_t first_line, max_line;
-    const char *chat_key, *id_key;
-    Py_ssize_t chat_len, id_len;
-    int id_required;
+    const char *chat_key, *id_key, *target_key;
+    Py_ssize_t chat_len, id_len, target_len;
+    int id_required, flat;
     PyObject *make, *filter;
-    if (!PyArg_ParseTuple(args, "y*ny#z#pnOO", &data, &first_line, &chat_key, &chat_len, &id_key, &id_len, &id_required,
-                          &max_line, &make, &filter))
+    if (!PyArg_ParseTuple(args, "y*ny#z#pz#pnOO", &data, &first_line, &chat_key, &chat_len, &target_key, &target_len, &flat,
+                          &id_key, &id_len, &id_required, &max_line, &make, &filter))
         return NULL;
-    Keys K = {(const unsigned char *)chat_key, (const unsigned char *)id_key, chat_len, id_len};
+    Keys K = {(const unsigned char *)chat_key, (const unsigned char *)id_key, (const unsigned char *)target_key,
+              chat_len, id_len, target_len, flat};
     /* a tuple subclass of six fields with no instance dict: allocated directly (see record()) */
     int direct = PyType_Check(make) && PyType_IsSubtype((PyTypeObject *)make, &PyTuple_Type) &&
                  ((PyTypeObject *)make)->tp_dictoffset == 0;
@@ -824,7 +852,7 @@ static PyObject *count_newlines(PyObject *Py_UNUSED(self), PyObject *args) {
 static PyMethodDef methods[] = {
     {"count_newlines", count_newlines, METH_VARARGS, "count_newlines(buffer, start, end) -> newlines in buffer[start:end]"},
     {"chat_lines", chat_lines, METH_VARARGS,
-     "chat_lines(data, first_line, chat_key, id_key, id_required, max_line, make, filter) -> (rows, fast, fast_no_target, kept, declined, maybe) or None"},
+     "chat_lines(data, first_line, chat_key, target_key, flat, id_key, id_required, max_line, make, filter) -> (rows, fast, fast_no_target, kept, declined, maybe) or None"},
     {"text_hash", text_hash, METH_VARARGS, "text_hash(data) -> the 64-bit fast-lane hash of the bytes"},
     {NULL, NULL, 0, NULL},
 };

@@ -120,6 +120,44 @@ def test_the_compiled_reader_reads_what_the_usual_path_reads(tmp_path_factory, l
     assert got_counts == want_counts
 
 
+_CHAT_IN_A_STRING = json.dumps([{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yo"}])
+
+
+@st.composite
+def _flat_line(draw: st.DrawFn) -> bytes:
+    """A GSM8K-style row: top-level question and answer, mostly strings, sometimes anything else."""
+    row: dict[str, object] = {}
+    for key in ("question", "answer"):
+        k = draw(st.integers(0, 12))
+        if k == 0:
+            continue  # missing
+        row[key] = (draw(_VALUE) if k == 1 else None if k == 2 else _CHAT_IN_A_STRING if k == 3 else "[{" + draw(_TEXT) if k == 4
+                    else draw(_TEXT))
+    if draw(st.integers(0, 3)):
+        row["id"] = draw(_ID if draw(st.integers(0, 5)) else _VALUE)
+    if draw(st.booleans()):
+        row["extra"] = draw(_VALUE)
+    keys = list(row)
+    draw(st.randoms()).shuffle(keys)
+    out = json.dumps({k: row[k] for k in keys}, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
+    if draw(st.integers(0, 20)) == 0:
+        out = out[: draw(st.integers(0, len(out)))]
+    return out
+
+
+@needs_reader
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(lines=st.lists(_flat_line(), min_size=1, max_size=8), id_field=st.sampled_from(["id", None]), target=st.booleans())
+def test_flat_rows_are_read_as_the_usual_path_reads_them(tmp_path_factory, lines, id_field, target):
+    """Top-level prompt and target strings (missing, null, blank, not text, a chat stored as a JSON string)."""
+    path = tmp_path_factory.mktemp("f") / "t.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    spec = FormatSpec("gsm8k", "question", "answer" if target else None, id_field)
+    assert chat_lines._keys(spec) is not None
+    got, got_counts = _compiled(path, spec)
+    assert (got, got_counts) == _usual(path, spec)
+
+
 _GOOD = json.dumps({"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "What is 2+2? caf\u00e9 \\u00e9"},
                                {"role": "assistant", "content": "4 \ud83d\ude00"}], "id": 12, "extra": [1.5, {"a": None}]}).encode()
 
@@ -261,7 +299,7 @@ def test_the_word_test_reads_an_ascii_head_of_a_non_ascii_text(nonascii):
     words = frozenset({chat_lines.text_hash(word_text(normalize(hit)).encode())})
     lf = chat_lines.LineFilter(words_p=words, words_t=words, words=True, nonascii=nonascii)
     lines = b"".join(json.dumps({"messages": [{"role": "user", "content": t}]}).encode() + b"\n" for t in texts)
-    out = mod.chat_lines(lines, 0, b"messages", None, False, 1 << 20, Record, (*lf.packed, True))
+    out = mod.chat_lines(lines, 0, b"messages", None, False, None, False, 1 << 20, Record, (*lf.packed, True))
     # the third has other first words; the fourth's fifth word is not ASCII: no word test, kept only with ``nonascii``
     assert [rec.prompt for rec, _ in out[3]] == texts[:2] + texts[3:] * nonascii
 

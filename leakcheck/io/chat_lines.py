@@ -1,13 +1,14 @@
-"""JSONL chat shards read in C: records without a Python dict per line, and only those a level could match.
+"""JSONL shards read in C: records without a Python dict per line, and only those a level could match.
 
 The usual path parses every line with orjson into dicts and lists and walks them in Python
 (:meth:`~leakcheck.formats.FormatSpec.extract`): most of a scan's time on the exact and
-normalized levels. ``leakcheck/_chatlines.c`` reads the common case, an OpenAI-messages chat
-with a string or integer id, straight from the bytes; every line it declines (anything
-unusual, and every line with an error) is read the usual way, so errors, skips and
-messages are the same. When every level of the scan can say which texts could match
-(:class:`LineFilter`: the exact and normalized levels), a line none of whose texts could is
-counted and never becomes a record.
+normalized levels. ``leakcheck/_chatlines.c`` reads the common cases, an OpenAI-messages
+chat or a flat row of top-level prompt and target strings (GSM8K's ``question``/``answer``),
+with a string or integer id, straight from the bytes; every line it declines (anything unusual,
+and every line with an error) is read the usual way, so errors, skips and messages are the
+same. When every level of the scan can say which texts could match (:class:`LineFilter`: the
+exact and normalized levels), a line none of whose texts could is counted and never becomes a
+record; with other levels too, it is marked for those levels alone (:class:`Filtering`).
 
 Without a C compiler at install (or with ``LEAKCHECK_NO_KERNEL=1``) nothing here runs and
 the usual path reads every line, with the same results.
@@ -123,17 +124,38 @@ class Filtering:
         return cls(union, frozenset(filters), drop=set(filters) == set(all_levels))
 
 
-def _keys(spec: Any) -> tuple[bytes, bytes | None] | None:
-    """The chat's and the id's top-level keys, if ``spec`` reads rows the C reader can."""
-    chat = spec._chat_key
-    if chat is None or spec.group is not None or spec.subset is not None:
+@dataclass(frozen=True)
+class _Keys:
+    """The top-level keys the C reader looks for: a chat's, or a flat row's prompt and target; the id's."""
+
+    text: bytes
+    target: bytes | None
+    flat: bool
+    id: bytes | None
+
+
+def _top_key(spec: Any, key: str) -> str | None:
+    """The field ``key`` of ``spec`` as one top-level key (no path, no ``+`` join), else ``None``."""
+    paths = spec._paths.get(key, ())
+    if len(paths) != 1 or len(paths[0]) != 1 or not isinstance(paths[0][0], str):
         return None
-    if spec.id is None:
-        return chat.encode(), None
-    paths = spec._paths.get("id", ())
-    if len(paths) != 1 or len(paths[0]) != 1 or not isinstance(paths[0][0], str) or paths[0][0] == chat:
+    return paths[0][0]
+
+
+def _keys(spec: Any) -> _Keys | None:
+    """The keys the C reader looks for, if ``spec`` reads rows it can: a chat, or top-level texts."""
+    if spec.group is not None or spec.subset is not None or spec.history is not None:
         return None
-    return chat.encode(), paths[0][0].encode()
+    if spec._chat_key is not None:
+        text, target, flat = spec._chat_key, None, False
+    else:
+        text, target, flat = _top_key(spec, "prompt"), _top_key(spec, "target") if spec.target is not None else None, True
+        if text is None or (spec.target is not None and (target is None or target == text)):
+            return None
+    rid = _top_key(spec, "id") if spec.id is not None else None
+    if spec.id is not None and (rid is None or rid in (text, target)):
+        return None
+    return _Keys(text.encode(), target.encode() if target is not None else None, flat, rid.encode() if rid is not None else None)
 
 
 def _whole_lines(shard: Shard) -> bytes | None:
@@ -191,7 +213,8 @@ def read_chat_shard(shard: Shard, spec: Any, filtering: Filtering | None = None)
     if data is None:
         return None
     packed = (*filtering.line_filter.packed, filtering.drop) if filtering is not None else None
-    out = mod.chat_lines(data, shard.line_base, keys[0], keys[1], spec.id_required, readers.MAX_LINE_BYTES, Record, packed)
+    out = mod.chat_lines(data, shard.line_base, keys.text, keys.target, keys.flat, keys.id, spec.id_required, readers.MAX_LINE_BYTES,
+                         Record, packed)
     if out is None:
         return None
     rows, fast, fast_no_target, kept, declined, maybe = out

@@ -386,6 +386,18 @@ static int role_of(const Buf *r) {
     return ROLE_OTHER;
 }
 
+/* A message member that is text if it is a string (decoded into ``out``, ``is_text`` set), else
+   skipped; a second one of the same key declines the line. */
+static int text_member(Cur *c, Buf *out, int *seen, int *is_text) {
+    if ((*seen)++) return DECLINE;
+    if (c->p < c->end && *c->p == '"') {
+        c->p++;
+        *is_text = 1;
+        return string(c, out);
+    }
+    return skip(c, 3);
+}
+
 /* One message object (c->p past its brace). */
 static int message(Cur *c, Line *L, int first) {
     int has_role = 0, has_content = 0, content_text = 0, role_text = 0, r;
@@ -399,23 +411,9 @@ static int message(Cur *c, Line *L, int first) {
             if ((r = object_key(c, &L->key))) return r;
             if (is_key(&L->key, "from") || is_key(&L->key, "value")) return DECLINE;
             if (is_key(&L->key, "role")) {
-                if (has_role++) return DECLINE;
-                if (c->p < c->end && *c->p == '"') {
-                    c->p++;
-                    if ((r = string(c, &L->role))) return r;
-                    role_text = 1;
-                } else if ((r = skip(c, 3))) {
-                    return r;
-                }
+                if ((r = text_member(c, &L->role, &has_role, &role_text))) return r;
             } else if (is_key(&L->key, "content")) {
-                if (has_content++) return DECLINE;
-                if (c->p < c->end && *c->p == '"') {
-                    c->p++;
-                    if ((r = string(c, &L->content))) return r;
-                    content_text = 1;
-                } else if ((r = skip(c, 3))) {
-                    return r;
-                }
+                if ((r = text_member(c, &L->content, &has_content, &content_text))) return r;
             } else if ((r = skip(c, 3))) {
                 return r;
             }

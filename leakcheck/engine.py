@@ -178,9 +178,9 @@ class ShardRecords:
 
 
 def shard_records(shard: Shard, job: ScanJob, counts: RowCounts, filtering: Filtering | None = None) -> ShardRecords:
-    """``(record, line)`` of ``shard``'s good rows, as :func:`records_of` makes them. A JSONL chat
-    shard is read by the C reader (:mod:`leakcheck.io.chat_lines`) where it is built, every other
-    one row by row. ``filtering`` (the index's): rows that no level could match are counted and
+    """``(record, line)`` of ``shard``'s good rows, as :func:`records_of` makes them. A JSONL shard of
+    chats or flat rows is read by the C reader (:mod:`leakcheck.io.chat_lines`) where it is built,
+    every other one row by row. ``filtering`` (the index's): rows that no level could match are counted and
     left out, or the result says which rows the levels that can tell need see (:attr:`ShardRecords.sparse`)."""
     chat = read_chat_shard(shard, job.spec, filtering)
     if chat is None:

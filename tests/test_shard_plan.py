@@ -79,28 +79,39 @@ def test_the_tail_of_a_parallel_plan_is_cut_in_quarter_shards(tmp_path, monkeypa
     assert _shard_size(open_source(p), 1) == {}
 
 
-@pytest.mark.skipif(__import__("leakcheck.io.chat_lines", fromlist=["_module"])._module() is None,
-                    reason="leakcheck._chatlines is not compiled")
-def test_the_plan_counted_in_c_is_the_plan_of_the_python_reader(tmp_path, monkeypatch):
-    """Lines counted in C in a reused buffer give the shards and line numbers that reading blocks gives."""
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_plan_cuts_ranges_at_line_ends_and_counts_the_lines_before_them(tmp_path, monkeypatch, compiled):
+    """Against the file's bytes: ranges back to back from 0 to the end, each ending just past the
+    first newline at or after its size (or at the end), its line number the newlines before it;
+    with the newlines counted in C and in Python."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
+    from leakcheck.io import chat_lines
+
+    if compiled and chat_lines._module() is None:
+        pytest.skip("leakcheck._chatlines is not compiled")
+    if not compiled:
+        monkeypatch.setenv("LEAKCHECK_NO_KERNEL", "1")
     path = tmp_path / "t.jsonl"
 
-    @settings(max_examples=200, deadline=None)
+    @settings(max_examples=150, deadline=None)
     @given(st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"x")), min_size=1, max_size=40), st.booleans(),
            st.integers(1, 90), st.sampled_from([0, 50, 10**6]))
     def check(lines, last_newline, target, tail):
-        path.write_bytes(b"\n".join(lines) + (b"\n" if last_newline else b""))
-        size = path.stat().st_size
-        if size == 0:
+        data = b"\n".join(lines) + (b"\n" if last_newline else b"")
+        if not data:
             return
-        counted = shards_mod._line_shards(str(path), size, target, 0, tail)
-        monkeypatch.setenv("LEAKCHECK_NO_KERNEL", "1")
-        try:
-            assert counted == shards_mod._line_shards(str(path), size, target, 0, tail)
-        finally:
-            monkeypatch.delenv("LEAKCHECK_NO_KERNEL")
+        path.write_bytes(data)
+        plan = shards_mod._line_shards(str(path), len(data), target, 0, tail)
+        start = 0
+        for i, s in enumerate(plan):
+            want = target if len(data) - start > tail else max(1, target // 4)
+            k = data.find(b"\n", start + want)
+            stop = len(data) if start + want > len(data) or k < 0 else k + 1
+            assert (s.index, s.start, s.stop, s.size) == (i, start, stop, stop - start)
+            assert s.line_base == data[:start].count(b"\n")
+            start = stop
+        assert start == len(data)
 
     check()

@@ -90,39 +90,25 @@ def _plain_lines(path: str) -> bool:
 
 def _line_shards(path: str, size: int, target: int, first: int, tail: int = 0) -> list[Shard]:
     """Byte ranges starting at line starts; the lines before each range are counted on the way.
-    Ranges in the last ``tail`` bytes aim at a quarter of ``target``."""
+    Ranges in the last ``tail`` bytes aim at a quarter of ``target``.
+
+    A range ends at the end of the line that crosses its size (or of the file). The file is read
+    through one reused buffer (no fresh memory per range, and no file mapping, whose pages would
+    count in the scan's peak memory); newlines are counted in C where it is built.
+    """
     from .chat_lines import _module
 
     mod = _module()
-    if mod is not None:
-        return _counted_line_shards(mod.count_newlines, path, size, target, first, tail)
+    count: Callable[[Any, int, int], int] = mod.count_newlines if mod is not None else _count_newlines
     out: list[Shard] = []
     start, lines = 0, 0
-    with open(path, "rb") as fh:
-        while start < size:
-            fh.seek(start)
-            want = target if size - start > tail else max(1, target // 4)
-            stop, counted = _range_end(fh, start, want)
-            out.append(Shard(first + len(out), path, "lines", start, stop, lines, stop - start))
-            lines += counted
-            start = stop
-    return out
-
-
-def _counted_line_shards(count: Callable[[Any, int, int], int], path: str, size: int, target: int, first: int,
-                         tail: int) -> list[Shard]:
-    """:func:`_line_shards` with the lines counted in C in one reused buffer (the same shards), not
-    in a new bytes object per shard: no fresh memory to fault in, and no file mapping, whose pages
-    would count in the scan's peak memory."""
-    out: list[Shard] = []
-    start, lines = 0, 0
-    buf = bytearray(min(size, 8 << 20))
+    buf = bytearray(max(1, min(size, 8 << 20)))
     view = memoryview(buf)
     with open(path, "rb") as fh:
         while start < size:
             want = target if size - start > tail else max(1, target // 4)
             fh.seek(start)
-            counted, got = 0, 0
+            counted, got, last = 0, 0, 10
             while got < want:
                 n = fh.readinto(view[: min(len(buf), want - got)])
                 if not n:
@@ -131,13 +117,17 @@ def _counted_line_shards(count: Callable[[Any, int, int], int], path: str, size:
                 got += n
                 last = buf[n - 1]
             if got < want:  # the end of the file: its last line may lack a newline
-                stop, counted = start + got, counted + (got > 0 and last != 10)
-            else:  # to the end of the line after the range, as _range_end reads it
+                stop, counted = start + got, counted + (last != 10)
+            else:  # to the end of the line the range cut
                 stop, counted = _line_end(fh, start + got), counted + 1
             out.append(Shard(first + len(out), path, "lines", start, stop, lines, stop - start))
             lines += counted
             start = stop
     return out
+
+
+def _count_newlines(buf: bytearray, start: int, end: int) -> int:
+    return buf.count(b"\n", start, end)
 
 
 def _line_end(fh: Any, end: int) -> int:
@@ -149,23 +139,6 @@ def _line_end(fh: Any, end: int) -> int:
         k = chunk.find(b"\n")
         if k >= 0:
             return end + k + 1
-        end += len(chunk)
-
-
-def _range_end(fh, start: int, target: int) -> tuple[int, int]:
-    """The end of the range that starts at ``start`` (just after a newline) and its line count."""
-    block = fh.read(target)
-    counted = block.count(b"\n")
-    if len(block) < target:
-        return start + len(block), counted + (1 if block and not block.endswith(b"\n") else 0)
-    end = start + len(block)
-    while True:  # finish the line the block cut
-        chunk = fh.read(1 << 16)
-        if not chunk:
-            return end, counted + 1
-        k = chunk.find(b"\n")
-        if k >= 0:
-            return end + k + 1, counted + 1
         end += len(chunk)
 
 

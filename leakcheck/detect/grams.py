@@ -26,8 +26,6 @@ True
 from __future__ import annotations
 
 import functools
-import importlib
-import os
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -37,6 +35,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
+from .._compiled import compiled
 from ..canon import normalize
 
 
@@ -218,15 +217,9 @@ def _words_ascii(parts: list[str], sizes: np.ndarray) -> Words:
 _M64 = (1 << 64) - 1
 
 
-@functools.cache
 def _kernel() -> Any:
     """The compiled kernels (``leakcheck/_kernels.c``), or ``None`` (no C compiler at install, or ``LEAKCHECK_NO_KERNEL=1``)."""
-    if os.environ.get("LEAKCHECK_NO_KERNEL"):
-        return None
-    try:
-        return importlib.import_module("leakcheck._kernels")
-    except ImportError:
-        return None
+    return compiled("_kernels")
 
 
 def _words_numpy(blob: bytes, text_start: np.ndarray, n_texts: int) -> Words:

@@ -20,13 +20,13 @@ True
 from __future__ import annotations
 
 import functools
-import importlib
 import os
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._compiled import compiled
 from ..records import Record
 from . import readers
 from .shards import _SPLITTABLE, Shard, _plain_lines
@@ -35,18 +35,8 @@ _M = (1 << 64) - 1
 _MUL = 0x9E3779B97F4A7C15
 
 
-_MODULE: list[Any] = []  # the compiled module (or None), imported once
-
-
 def _module() -> Any:
-    if os.environ.get("LEAKCHECK_NO_KERNEL"):
-        return None
-    if not _MODULE:
-        try:
-            _MODULE.append(importlib.import_module("leakcheck._chatlines"))
-        except ImportError:
-            _MODULE.append(None)
-    return _MODULE[0]
+    return compiled("_chatlines")
 
 
 def _mix64(h: int) -> int:

@@ -266,12 +266,13 @@ class ReadAhead:
     shard: Shard
     counts: RowCounts
     records: list[tuple[Record, int]]
+    sparse: Sparse | None = None
 
 
 def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard, ahead: ReadAhead | None = None) -> ShardResult:
     """The scan's one step: read ``shard``, probe it against ``index``, return its state."""
     if ahead is not None and ahead.shard == shard:
-        counts, recs = ahead.counts, ShardRecords(iter(ahead.records))
+        counts, recs = ahead.counts, ShardRecords(iter(ahead.records), ahead.sparse)
     else:
         counts = RowCounts()
         recs = shard_records(shard, job, counts, index.filtering)
@@ -279,26 +280,28 @@ def probe_shard(index: EvalIndex, job: ScanJob, shard: Shard, ahead: ReadAhead |
     return ShardResult(shard.index, counts, collector.detach())
 
 
-def read_ahead(levels: Sequence[str], job: ScanJob, shard: Shard) -> ReadAhead | None:
-    """Read ``shard``'s records and do its levels' :attr:`~leakcheck.levels.LevelSpec.prepare`
-    work, batch by batch as :func:`probe_records` will cut them: the part of a step that needs
-    no index, done while the index waits for what is learned from train. ``None`` if the
-    shard has a bad row: its step meets it again and reports it as usual.
+def read_ahead(base: EvalIndex, job: ScanJob, shard: Shard) -> ReadAhead | None:
+    """Read ``shard``'s records and do the :attr:`~leakcheck.levels.LevelSpec.prepare` work of
+    ``base``'s levels, batch by batch as :func:`probe_records` will cut them: the part of a step
+    that needs no learned index, done while the scan waits for what is learned from train
+    (``base``, the index before it, already tells which rows the text levels need see). ``None``
+    if the shard has a bad row: its step meets it again and reports it as usual.
     """
     from .levels import REGISTRY
 
     counts = RowCounts()
     try:
-        records = list(shard_records(shard, job, counts))
+        got = shard_records(shard, job, counts, base.filtering)
+        records = list(got)
     except (InputError, OSError):
         return None
-    prepares = {p for lv in levels if (p := REGISTRY[lv].prepare) is not None}
+    prepares = {p for lv in base.levels if (p := REGISTRY[lv].prepare) is not None}
     size = job.config.batch_size
     for i in range(0, len(records), size):
         batch = [r for r, _ in records[i : i + size]]
         for prepare in prepares:
             prepare(batch)
-    return ReadAhead(shard, counts, records)
+    return ReadAhead(shard, counts, records, got.sparse)
 
 
 def shard_bytes(total: int, jobs: int, most: int = SHARD_BYTES) -> int:
@@ -370,7 +373,7 @@ def _init_worker(index_bytes: bytes, job: ScanJob) -> None:
 
 def _worker_read_ahead(shard: Shard) -> int:
     """Read ``shard`` ahead in this worker, for the step that probes it (see :func:`read_ahead`)."""
-    _WORKER["ahead"][shard.index] = read_ahead(_WORKER["base"].levels, _WORKER["job"], shard)
+    _WORKER["ahead"][shard.index] = read_ahead(_WORKER["base"], _WORKER["job"], shard)
     return os.getpid()
 
 
@@ -534,7 +537,7 @@ def run_processes(index: EvalIndex | Staged, job: ScanJob, shards: Sequence[Shar
                     if w is not None:
                         pool.submit(_worker_read_ahead, w)
             if s is not None and staged.learning_elsewhere():
-                ahead = read_ahead(staged.base.levels, job, s)
+                ahead = read_ahead(staged.base, job, s)
         index = staged.get()
         step_args = (staged.learned,) if staged.learned is not None else ()
         with _main_without_phantom_file():

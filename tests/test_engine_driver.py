@@ -9,6 +9,7 @@ import pickle
 import pytest
 
 import leakcheck
+from leakcheck.io import chat_lines
 from leakcheck import engine
 from leakcheck.errors import InputError
 from leakcheck.io import shards as shards_mod
@@ -216,8 +217,8 @@ def test_workers_start_while_the_train_templates_are_learned_and_apply_them(tmp_
     ahead: list[int] = []
     real_ahead = engine.read_ahead
 
-    def read_ahead(levels, job, shard):
-        got = real_ahead(levels, job, shard)
+    def read_ahead(base, job, shard):
+        got = real_ahead(base, job, shard)
         ahead.append(shard.index if got is not None and not learning.done() else -1)
         return got
 
@@ -243,8 +244,11 @@ def test_a_shard_read_ahead_is_probed_as_read_and_its_words_are_not_hashed_again
     (shard,) = shards_mod.plan_shards(open_source(train))
     want = engine.probe_shard(index, job, shard)
     fuzzy.forget_words()
-    ahead = engine.read_ahead(index.levels, job, shard)
+    ahead = engine.read_ahead(index, job, shard)
     assert ahead is not None and ahead.counts.records == 800 == len(ahead.records)
+    if chat_lines._module() is not None:  # read in C: the text levels will probe the lines that could match them alone
+        assert ahead.sparse is not None and ahead.sparse.levels == {"exact", "normalized"}
+        assert ahead.sparse.rows == {i for i in range(800) if i % 50 == 7}  # the copies of the eval question
     hashed: list[int] = []
     real = grams.words
     monkeypatch.setattr(grams, "words", lambda texts: hashed.append(len(texts)) or real(texts))
@@ -259,7 +263,7 @@ def test_a_shard_with_a_bad_row_is_not_read_ahead(tmp_path):
     cfg = leakcheck.ScanConfig()
     index, job = _setup(train, ev, cfg)
     (shard,) = shards_mod.plan_shards(open_source(train))
-    assert engine.read_ahead(index.levels, job, shard) is None
+    assert engine.read_ahead(index, job, shard) is None
     with pytest.raises(InputError, match="line 90: invalid JSON"):
         engine.probe_shard(index, job, shard)
 

@@ -22,18 +22,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#define MUL 0x9E3779B97F4A7C15ULL
+#include "_hashing.h"
+
 #define MAX_DEPTH 64
 #define KEY_WORDS 5
-
-static inline uint64_t mix64(uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDULL;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ULL;
-    h ^= h >> 33;
-    return h;
-}
 
 static inline uint64_t load_le(const unsigned char *p, Py_ssize_t len) {
     uint64_t v = 0;

@@ -18,21 +18,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#define MUL 0x9E3779B97F4A7C15ULL
+#include "_hashing.h"
+
 #define RUN 4
 #define VECTOR_MAX 64
 
 static unsigned char cls[256]; /* 1: word byte, 2: symbol, 0: other */
 static unsigned char lower[256];
-
-static inline uint64_t mix64(uint64_t h) {
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDULL;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ULL;
-    h ^= h >> 33;
-    return h;
-}
 
 /* Up to 8 lower-cased bytes from p, little-endian; ``end`` bounds the buffer. */
 static inline uint64_t load(const unsigned char *p, Py_ssize_t len, const unsigned char *end) {

@@ -20,7 +20,7 @@ texts with equal normalized forms have equal word texts, so the test never drops
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Sequence
 
 import xxhash
 
@@ -107,21 +107,16 @@ class _Index:
         #: (exact), of each normalized text's word text (normalized); ``None``: an index saved without
         self.fast: set[int] | None = fast if fast is not None else (set() if full is None else None)
 
-    def add(self, text: str, i: int, normalized: bool) -> None:
-        if normalized:
-            n = normalize(text)
-            self.full.setdefault(text_key(n), []).append(i)
-            self.keys.add(text_key(prefix_key(text)))
-            if self.words is not None:
-                self.words.add(word_key(n))
-            if self.word_texts is not None:
-                self.word_texts.add(word_text(n))
-            if self.fast is not None:
-                self.fast.add(text_hash(word_text(n).encode("utf-8", "surrogatepass")))
-        else:
-            self.full.setdefault(text_key(text), []).append(i)
-            if self.fast is not None:
-                self.fast.add(text_hash(text.encode("utf-8", "surrogatepass")))
+    def add(self, k: "_TextKeys", i: int) -> None:
+        self.full.setdefault(k.full, []).append(i)
+        if k.prefix is not None:
+            self.keys.add(k.prefix)
+        if self.words is not None and k.word is not None:
+            self.words.add(k.word)
+        if self.word_texts is not None and k.word_text is not None:
+            self.word_texts.add(k.word_text)
+        if self.fast is not None:
+            self.fast.add(k.fast)
 
     def arrays(self, name: str) -> dict[str, np.ndarray]:
         """The index as flat arrays: hash halves, eval index lists, prefix keys, word keys."""
@@ -148,6 +143,26 @@ class _Index:
         if words is None:  # an index saved before word keys: every ASCII text takes the prefix test
             out.words = None
         return out
+
+
+class _TextKeys(NamedTuple):
+    """What the indexes of one level keep of one eval text, computed once for the index of its
+    field and the crossed one: its key, and (normalized) its prefix key, word key and word text;
+    ``fast``: :func:`~leakcheck.io.chat_lines.text_hash` of the text (exact) or of its word text."""
+
+    full: int
+    fast: int
+    prefix: int | None = None
+    word: int | None = None
+    word_text: str | None = None
+
+    @classmethod
+    def of(cls, text: str, normalized: bool) -> "_TextKeys":
+        if not normalized:
+            return cls(text_key(text), text_hash(text.encode("utf-8", "surrogatepass")))
+        n = normalize(text)
+        w = word_text(n)
+        return cls(text_key(n), text_hash(w.encode("utf-8", "surrogatepass")), text_key(prefix_key(text)), word_key(n), w)
 
 
 def _union(a: set[Any] | None, b: set[Any] | None) -> set[Any] | None:
@@ -189,13 +204,15 @@ class TextMatchDetector:
             self.prompts, self.targets = _Index(), _Index()
             self.cross_targets, self.cross_prompts = _Index(), _Index()
             for i, r in enumerate(evals):
-                self.prompts.add(r.prompt, i, self._norm)
+                k = _TextKeys.of(r.prompt, self._norm)
+                self.prompts.add(k, i)
                 if len(r.prompt) >= min_cross_chars:
-                    self.cross_prompts.add(r.prompt, i, self._norm)
+                    self.cross_prompts.add(k, i)
                 if r.target is not None:
-                    self.targets.add(r.target, i, self._norm)
+                    k = _TextKeys.of(r.target, self._norm)
+                    self.targets.add(k, i)
                     if len(r.target) >= min_cross_chars:
-                        self.cross_targets.add(r.target, i, self._norm)
+                        self.cross_targets.add(k, i)
         # prefix keys a train prompt / train target can hit (normalized level only)
         self._keys_p = self.prompts.keys | self.cross_targets.keys
         self._keys_t = self.targets.keys | self.cross_prompts.keys

@@ -58,29 +58,27 @@ class _WordCache:
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[tuple[Record, ...], grams.Words]] = {}
-        self._ahead: dict[tuple[str, int], tuple[Record, list[str | None], grams.Words]] = {}
+        self._ahead: dict[tuple[str, int], tuple[tuple[Record, ...], grams.Words]] = {}
 
     def get(self, batch: Sequence[Record], field: str) -> grams.Words:
         hit = self._entries.get(field)
         if hit is not None and _same(hit[0], batch):
             return hit[1]
-        texts = list(map(_FIELD[field], batch))
-        w = self._from_ahead(batch, texts, field)
+        w = self._from_ahead(batch, field)
         if w is None:
-            w = grams.words(texts)
+            w = grams.words(list(map(_FIELD[field], batch)))
         self._entries[field] = (tuple(batch), w)
         return w
 
-    def _from_ahead(self, batch: Sequence[Record], texts: list[str | None], field: str) -> grams.Words | None:
+    def _from_ahead(self, batch: Sequence[Record], field: str) -> grams.Words | None:
         early = self._ahead.pop((field, id(batch[0])), None) if batch else None
-        return early[2] if early is not None and early[0] is batch[0] and _same(early[1], texts) else None
+        return early[1] if early is not None and _same(early[0], batch) else None
 
     def ahead(self, batch: Sequence[Record]) -> None:
         """Tokenize ``batch`` now for the :meth:`get` that will ask for it."""
         if batch:
             for f in FIELDS:
-                texts = list(map(_FIELD[f], batch))
-                self._ahead[(f, id(batch[0]))] = (batch[0], texts, grams.words(texts))
+                self._ahead[(f, id(batch[0]))] = (tuple(batch), grams.words(list(map(_FIELD[f], batch))))
             while len(self._ahead) > _MAX_AHEAD:  # left by a shard never probed here: the oldest go
                 del self._ahead[next(iter(self._ahead))]
 
@@ -225,7 +223,7 @@ class _GramIndex:
 
     def _index_evals(self, evals: Sequence[Record]) -> None:
         self.E = len(evals)
-        eval_words = {f: grams.words([getattr(r, f) for r in evals]) for f in FIELDS}
+        eval_words = {f: _CACHE.get(evals, f) for f in FIELDS}  # near and contained index the same evals: hashed once
         self.has_target = np.array([r.target is not None for r in evals], dtype=bool)
         h_parts, item_parts = [], []
         # template hash -> (population, share, text); the strongest population is kept

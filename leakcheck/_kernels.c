@@ -1,4 +1,4 @@
-/* Compiled twins of four NumPy functions of leakcheck.detect.grams, each tested equal to it
+/* Compiled twins of five NumPy functions of leakcheck.detect.grams, each tested equal to it
    (tests/test_tokens.py); without a C compiler leakcheck runs the NumPy versions.
 
    tokens():   _words_numpy, token boundaries and 64-bit token hashes of a batch of texts in one
@@ -6,6 +6,7 @@
    find():     HashSet._find_numpy, bitmap then linear-probing lookups.
    distinct(): _distinct_counts_numpy, distinct hashes per text in a small table, not a sort.
    ngrams():   _ngrams_numpy, the hash of every word n-gram in one pass (NumPy makes n).
+   distinct_pairs(): _distinct_pairs_numpy, each text's hashes sorted apart (NumPy sorts on two keys).
 
    A token is a run of word bytes (ASCII letters, digits, '_', any byte >= 0x80), a printable
    ASCII symbol, or a run of four or more of one symbol (hashed as four). Its hash: its
@@ -299,7 +300,79 @@ static PyObject *ngrams(PyObject *Py_UNUSED(self), PyObject *args) {
     return out;
 }
 
+typedef struct {
+    uint64_t h;
+    int64_t at;
+} HashAt;
+
+static int by_hash_then_position(const void *a, const void *b) {
+    const HashAt *x = (const HashAt *)a, *y = (const HashAt *)b;
+    if (x->h != y->h) return x->h < y->h ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* distinct_pairs(h, text_of) -> (hashes, texts, first) or None
+
+   grams.distinct_pairs compiled: the distinct (text, hash) pairs sorted by text then hash, with
+   the position of each pair's first occurrence; each text's hashes sorted on their own (text_of
+   sorted; None if it is not), not one sort on two keys. */
+static PyObject *distinct_pairs(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer hb, tb;
+    if (!PyArg_ParseTuple(args, "y*y*", &hb, &tb)) return NULL;
+    Py_ssize_t n = hb.len / 8, longest = 0;
+    const uint64_t *h = (const uint64_t *)hb.buf;
+    const int64_t *t = (const int64_t *)tb.buf;
+    PyObject *out = NULL, *oh = NULL, *ot = NULL, *of = NULL;
+    HashAt *group = NULL;
+    for (Py_ssize_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && t[j] == t[i]; j++) {}
+        if (j - i > longest) longest = j - i;
+        if (j < n && t[j] < t[i]) {  /* not sorted by text: the caller sorts another way */
+            PyBuffer_Release(&hb);
+            PyBuffer_Release(&tb);
+            Py_RETURN_NONE;
+        }
+    }
+    oh = PyByteArray_FromStringAndSize(NULL, n * 8);
+    ot = PyByteArray_FromStringAndSize(NULL, n * 8);
+    of = PyByteArray_FromStringAndSize(NULL, n * 8);
+    if (longest) group = PyMem_Malloc(longest * sizeof(HashAt));
+    if (oh && ot && of && (group || !longest)) {
+        uint64_t *ph = (uint64_t *)PyByteArray_AS_STRING(oh);
+        int64_t *pt = (int64_t *)PyByteArray_AS_STRING(ot), *pf = (int64_t *)PyByteArray_AS_STRING(of);
+        Py_ssize_t m = 0;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0, j; i < n; i = j) {
+            for (j = i + 1; j < n && t[j] == t[i]; j++) {}
+            for (Py_ssize_t k = i; k < j; k++) {
+                group[k - i].h = h[k];
+                group[k - i].at = k;
+            }
+            qsort(group, (size_t)(j - i), sizeof(HashAt), by_hash_then_position);
+            for (Py_ssize_t k = 0; k < j - i; k++) {
+                if (k && group[k].h == group[k - 1].h) continue;
+                ph[m] = group[k].h;
+                pt[m] = t[i];
+                pf[m++] = group[k].at;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (PyByteArray_Resize(oh, m * 8) == 0 && PyByteArray_Resize(ot, m * 8) == 0 && PyByteArray_Resize(of, m * 8) == 0)
+            out = PyTuple_Pack(3, oh, ot, of);
+    } else {
+        PyErr_NoMemory();
+    }
+    PyMem_Free(group);
+    Py_XDECREF(oh);
+    Py_XDECREF(ot);
+    Py_XDECREF(of);
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&tb);
+    return out;
+}
+
 static PyMethodDef methods[] = {
+    {"distinct_pairs", distinct_pairs, METH_VARARGS, "distinct_pairs(h, text_of) -> (hashes, texts, first) as bytearrays, or None"},
     {"ngrams", ngrams, METH_VARARGS, "ngrams(hashes, offsets, n) -> (h, text_of) as bytearrays"},
     {"distinct", distinct, METH_VARARGS, "distinct(h, text_of, n_texts) -> int64 counts of distinct h >> 24 per text"},
     {"tokens", tokens, METH_VARARGS, "tokens(blob, text_starts) -> (hashes, starts, ends, offsets, long)"},

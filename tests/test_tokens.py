@@ -139,3 +139,18 @@ def test_the_compiled_ngrams_are_the_numpy_ones(texts, n):
     got, want = grams.ngrams(w, n), grams._ngrams_numpy(w, n)
     assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
     assert len(got[0]) == sum(max(len(t) - n + 1, 0) for t in texts)
+
+
+@needs_kernel
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 2**64 - 1)), max_size=300), st.booleans())
+def test_the_compiled_distinct_pairs_are_the_numpy_ones(pairs, shuffle):
+    """Repeated pairs, the first occurrence of each; unsorted texts fall back to the NumPy sort."""
+    pairs = pairs + pairs[::2]
+    if not shuffle:
+        pairs.sort(key=lambda p: p[0])
+    text_of = np.array([t for t, _ in pairs], dtype=np.int64)
+    h = np.array([x for _, x in pairs], dtype=np.uint64)
+    got, want = grams.distinct_pairs(h, text_of), grams._distinct_pairs_numpy(h, text_of)
+    assert all(a.tolist() == b.tolist() for a, b in zip(got, want))
+    assert list(zip(got[1].tolist(), got[0].tolist())) == sorted(set(pairs))

@@ -350,6 +350,16 @@ def distinct_pairs(h: np.ndarray, text_of: np.ndarray) -> tuple[np.ndarray, np.n
     """Distinct ``(text, hash)`` pairs, sorted by text then hash, with the index of a first occurrence."""
     if len(h) == 0:
         return h, text_of, np.zeros(0, dtype=np.int64)
+    kernel = _kernel()
+    if kernel is not None:
+        got = kernel.distinct_pairs(np.ascontiguousarray(h, dtype=_U64), np.ascontiguousarray(text_of, dtype=np.int64))
+        if got is not None:  # None: text_of is not sorted
+            return (np.frombuffer(got[0], dtype=_U64), np.frombuffer(got[1], dtype=np.int64),
+                    np.frombuffer(got[2], dtype=np.int64))
+    return _distinct_pairs_numpy(h, text_of)
+
+
+def _distinct_pairs_numpy(h: np.ndarray, text_of: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     order = np.lexsort((h, text_of))
     hs, ts = h[order], text_of[order]
     keep = np.ones(len(hs), dtype=bool)

@@ -142,7 +142,7 @@ def best_pairs(case: Case, cfg: ScanConfig) -> list[tuple[int, float, int, float
         a, p = idx._anchored(x, keys, nums, 1, {"semantic_anchored_pairs": 0}), idx._plain(x, code, keys, 1)
         for aa, pp in zip(a, p):
             ea, sa = (aa[0][0], aa[0][1] + NUMBER_WEIGHT * aa[0][2]) if aa else (-1, -1.0)
-            ep, sp = pp[0][:2] if pp else (-1, -1.0)
+            ep, sp = (pp[0].eval, pp[0].score) if pp else (-1, -1.0)
             out.append((ea, sa, ep, sp, bool(pp and idx.code_kind[ep] > 0)))
     return out
 

@@ -255,8 +255,9 @@ def test_a_c_translation_of_a_python_eval_item_is_scored_on_characters(monkeypat
 
 
 def _characters(d: dict) -> float:
-    """The score on characters alone: the cosine, or for code the mean with the prose cosine plus 0.15 x the literals' Jaccard."""
-    return d["lexical"] if d.get("prose") is None else (d["lexical"] + d["prose"]) / 2 + 0.15 * d["literals"]
+    """The score on characters alone: the cosine, or for code the mean with the prose cosine plus 0.15 x the literals' Jaccard
+    and 0.1 x the overlap of the examples' shapes."""
+    return d["lexical"] if d.get("prose") is None else (d["lexical"] + d["prose"]) / 2 + 0.15 * d["literals"] + 0.1 * d["shapes"]
 
 
 @pytest.mark.skipif(not (SHARED_DATA / "gsm8k").is_dir(), reason="needs ../shared/data")

@@ -11,9 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from leakcheck.cli import main
-from leakcheck.detect import embed
+from leakcheck.detect import embed, semantic
 from leakcheck.detect.codeprose import prose_of
 from leakcheck.detect.semantic import literal_keys
+from leakcheck.detect.shapes import example_shapes, shape_overlap
 
 from .conftest import REPO, SHARED_DATA, write_jsonl
 
@@ -42,12 +43,63 @@ def test_a_rephrased_function_with_renamed_identifiers_is_found_and_one_with_the
     assert [(f["eval_id"], f["train_id"], f["kind"], f["level"]) for f in r["findings"]] == [("Fx/1", "t-rephrase", "prompt", "semantic")]
     f = r["findings"][0]
     d = f["detail"]
-    assert (d["lexical"], d["prose"], d["literals"], d["embedding"], d["target_agreement"]) == (0.4442, 0.4876, 1.0, None, "unknown")
-    # code against code: the mean of the whole-text and prose cosines, plus 0.15 x the literals' Jaccard
-    assert f["score"] == round((0.4442 + 0.4876) / 2 + 0.15 * 1.0, 4)
+    assert (d["lexical"], d["prose"], d["literals"], d["shapes"], d["embedding"], d["target_agreement"]) == (
+        0.4442, 0.4876, 1.0, 1.0, None, "unknown")
+    # code against code: the mean of the whole-text and prose cosines, plus 0.15 x the literals' Jaccard,
+    # plus 0.1 x the overlap of the examples' shapes ([I,I,I,I,I] twice on both sides)
+    assert f["score"] == round((0.4442 + 0.4876) / 2 + 0.15 * 1.0 + 0.1 * 1.0, 4)
     p = r["parameters"]["levels"]["semantic"]
-    assert (p["code_threshold"], p["code_prose_weight"], p["code_literal_weight"]) == (0.28, 0.5, 0.15)
+    assert (p["code_threshold"], p["code_prose_weight"], p["code_literal_weight"], p["code_shape_weight"]) == (0.28, 0.5, 0.15, 0.1)
     assert not [m for m in r["near_misses"] if m["train_id"] == "t-same-shape"]
+
+
+REPHRASE_NEW_VALUES = '''def how_many_under(sample: list, cutoff: float) -> int:
+    """ Gives back the amount of entries of sample that fall short of cutoff.
+    >>> how_many_under([2.5, 9.0, 0.75], 3.0)
+    2
+    >>> how_many_under([], 8.5)
+    0
+    """
+    result = 0
+    i = 0
+    while i < len(sample):
+        if sample[i] < cutoff:
+            result = result + 1
+        i += 1
+    return result
+'''
+
+
+def test_a_rephrase_with_new_values_is_found_by_their_shapes_and_one_with_other_shapes_is_not(tmp_path, monkeypatch):
+    """t-new-values rephrases Fx/0 (count_below) with every value changed but three floats in its
+    first example, as the eval item has; t-two-values is the same text with a two-float example."""
+    chat = lambda i, code: {"id": i, "messages": [{"role": "user", "content": "Write the following Python function."},  # noqa: E731
+                                                  {"role": "assistant", "content": code}]}
+    rows = [json.loads(line) for line in TRAIN.read_text().splitlines()]
+    rows += [chat("t-new-values", REPHRASE_NEW_VALUES),
+             chat("t-two-values", REPHRASE_NEW_VALUES.replace("[2.5, 9.0, 0.75], 3.0)\n    2", "[2.5, 9.0], 3.0)\n    1"))]
+    train = write_jsonl(tmp_path / "train.jsonl", rows)
+    r = scan(tmp_path, str(EVAL), train=train)
+    got = {f["train_id"]: (f["eval_id"], f["detail"]["shapes"], f["score"]) for f in r["findings"]}
+    assert sorted(got) == ["t-new-values", "t-rephrase"] and got["t-new-values"][:2] == ("Fx/0", 1.0)
+    assert not [m for m in r["near_misses"] if m["train_id"] == "t-two-values"]
+    # the shapes decide it: without their term the rephrase is a near miss under the code threshold
+    monkeypatch.setattr(semantic, "SHAPE_WEIGHT", 0.0)
+    r = scan(tmp_path, str(EVAL), train=train, name="no-shapes")
+    assert [f["train_id"] for f in r["findings"]] == ["t-rephrase"]
+    assert [(m["train_id"], m["score"]) for m in r["near_misses"]] == [("t-new-values", round(got["t-new-values"][2] - 0.1, 4))]
+
+
+def test_example_shapes_read_lists_and_c_arrays_of_literals_and_nothing_else():
+    py = example_shapes(">>> f([1, 2, 3], ['a', 'b'])\n[[1, 2], [3, 4]]\n>>> f([0.5, -1.0], [True, None])")
+    assert len(py) == 7  # [I,I,I] [S,S] [I,I] [I,I] [[I,I],[I,I]] [F,F] [B,N]
+    assert len(set(py)) == 6 and example_shapes("[[1, 2], [3]]") != example_shapes("[[1, 2], [3, 4]]")
+    assert example_shapes("int xs[] = {1, 2, 3};") == example_shapes("xs = [7, 8, 9]") != example_shapes("xs = [7, 8]")
+    assert example_shapes("[1, 2]") != example_shapes("['1', '2']") != example_shapes("[1.0, 2.0]")
+    # an element that is not a literal, a single element, an empty container: no shape
+    assert example_shapes("a[i], {x, y}, [n + 1, 2], [5], [], {}") == ()
+    assert shape_overlap(example_shapes("[1, 2] [3, 4]"), example_shapes("[5, 6]")) == 0.5
+    assert shape_overlap((), example_shapes("[5, 6]")) == 0.0
 
 
 def test_the_index_of_code_holds_no_eval_text_and_finds_the_same_with_two_jobs(tmp_path):

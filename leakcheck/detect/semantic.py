@@ -19,8 +19,10 @@ sample), and each train record is matched to its best eval record:
   the cosine of the two texts' prose (docstrings, comments, strings, prose lines:
   :func:`~.codeprose.prose_of`), plus ``LITERAL_WEIGHT`` times the Jaccard of their literals
   (a rephrased program renames its identifiers and restructures its body, but keeps its
-  description and its examples' values; a program for a similar task shares boilerplate
-  and neither).
+  description and many of its examples' values; a program for a similar task shares
+  boilerplate and neither), plus ``SHAPE_WEIGHT`` times the overlap of the shapes of their
+  example values (:mod:`.shapes`: a rephrase that changes the values keeps the lengths and
+  kinds its tests need).
 
 An optional embedding model (``leakcheck[semantic]``) re-ranks the unanchored candidates:
 the score is then the mean of the lexical score and the cosine of sentence embeddings of the
@@ -46,7 +48,7 @@ import copy
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, NamedTuple, Self
 
 import numpy as np
 import xxhash
@@ -56,6 +58,7 @@ from ..records import Record
 from .agree import _code_of
 from .base import Match
 from .codeprose import prose_of
+from .shapes import example_shapes, shape_overlap
 
 N_BITS = 20
 N_FEATURES = 1 << N_BITS
@@ -80,6 +83,9 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 PROSE_WEIGHT = 0.5
 #: Weight of the literals' overlap (numbers, short strings) when code is compared with code (chosen on the tune half).
 LITERAL_WEIGHT = 0.15
+#: Weight of the overlap of the examples' shapes (:mod:`.shapes`) when code is compared with code, added
+#: after the mean with an embedding (HumanEval Python and C, 0.05-0.3 tried: 0.1 is best with and without one).
+SHAPE_WEIGHT = 0.1
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?|'[^'\n]{0,40}'|\"[^\"\n]{0,40}\"")
 #: Candidates per train record whose literals are compared (the best by cosine).
 _LITERAL_K = 10
@@ -195,8 +201,34 @@ def anchor_key(target: Any) -> int:
 
 
 _CODE_KINDS = {None: 0, "py": 1, "lex": 2}
-#: A candidate of a train record without a final answer in common: (eval, score, lexical, prose, literals).
-Plain = tuple[int, float, float, float | None, float | None]
+
+
+class CodeViews(NamedTuple):
+    """What a batch of train texts is compared with eval code on (one entry per text)."""
+
+    prose: Any
+    literals: list[frozenset[int]]
+    shapes: list[tuple[int, ...]]
+
+
+class Plain(NamedTuple):
+    """A candidate of a train record without a final answer in common.
+
+    ``similarity`` is the lexical score (for code: the mean of the whole-text and prose
+    cosines plus the literals' term); ``score`` adds the shapes' term, which an embedding
+    does not average away.
+    """
+
+    eval: int
+    similarity: float
+    lexical: float
+    prose: float | None = None
+    literals: float | None = None
+    shapes: float | None = None
+
+    @property
+    def score(self) -> float:
+        return self.similarity + SHAPE_WEIGHT * (self.shapes or 0.0)
 
 
 def _kind(code: tuple[str, int, int] | None) -> str | None:
@@ -251,6 +283,7 @@ class SemanticIndex:
             self.numbers = [number_keys(r.prompt) for r in evals]
             self.code_kind = np.array([_CODE_KINDS[_kind(_code_of(record_text(r, 0)))] for r in evals], dtype=np.uint8)
             self.literals = [literal_keys(record_text(r, 0)) if kind else frozenset() for r, kind in zip(evals, self.code_kind.tolist())]
+            self.shapes = [example_shapes(record_text(r, 0)) if kind else () for r, kind in zip(evals, self.code_kind.tolist())]
             self.tf_prose = term_counts([prose_of(record_text(r, 0)) if kind else "" for r, kind in zip(evals, self.code_kind.tolist())])
             self.df_eval = _doc_freq(self.tf)
             self.df_train = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -350,22 +383,22 @@ class SemanticIndex:
         # best first, ties in eval order: the same whatever the batch
         return [[(e, s, n) for _, e, s, n in sorted(o, key=lambda t: (-t[0], t[1]))[:k]] for o in out]
 
-    def code_views(self, texts: Sequence[str]) -> tuple[Any, list[frozenset[int]]]:
-        """What train texts are compared with eval code on: prose vectors and literal keys."""
-        return self.vectors([prose_of(t) for t in texts]), [literal_keys(t) for t in texts]
+    def code_views(self, texts: Sequence[str]) -> CodeViews:
+        """What train texts are compared with eval code on: prose vectors, literal keys, example shapes."""
+        return CodeViews(self.vectors([prose_of(t) for t in texts]), [literal_keys(t) for t in texts], [example_shapes(t) for t in texts])
 
-    def _plain(self, x: Any, code_side: tuple[Any, list[frozenset[int]]] | None, keys: np.ndarray,
-               k: int) -> list[list[Plain]]:
+    def _plain(self, x: Any, code_side: CodeViews | None, keys: np.ndarray, k: int) -> list[list[Plain]]:
         """Per train row, its ``k`` best eval records among those its final answer does not rule out.
 
-        Each as (eval, score, lexical, prose, literals). Against an eval record that is code the
-        score is the mean of the whole-text cosine and the cosine of the two texts' prose
-        (:func:`prose_of`: what a rephrase keeps in words), plus ``LITERAL_WEIGHT`` times the
-        Jaccard of their literals (a rephrase keeps its examples' values; a program solving a
-        similar task has others); otherwise the whole-text cosine alone.
+        Against an eval record that is code the similarity is the mean of the whole-text cosine
+        and the cosine of the two texts' prose (:func:`prose_of`: what a rephrase keeps in
+        words), plus ``LITERAL_WEIGHT`` times the Jaccard of their literals (a rephrase keeps
+        many of its examples' values; a program solving a similar task has others), and the
+        score adds ``SHAPE_WEIGHT`` times the overlap of the examples' shapes (a rephrase that
+        changes the values keeps their shapes); otherwise the whole-text cosine alone.
         """
         out: list[list[Plain]] = [[] for _ in range(x.shape[0])]
-        xp, lits = code_side if code_side is not None else (None, [])
+        xp = code_side.prose if code_side is not None else None
         # a train record stating an answer is compared only with eval records stating none
         for rows, cols in ((np.flatnonzero(keys == 0), None), (np.flatnonzero(keys != 0), self.unanchored)):
             if len(rows) == 0 or (cols is not None and len(cols) == 0):
@@ -382,22 +415,26 @@ class SemanticIndex:
                 sims = lex if prose is None else np.where(code[None, :], (1 - PROSE_WEIGHT) * lex + PROSE_WEIGHT * prose, lex)
                 top = np.argsort(-sims, axis=1, kind="stable")[:, : max(k, _LITERAL_K) if prose is not None else k]
                 for q, (pos, js) in enumerate(zip(part.tolist(), top.tolist())):
-                    if prose is None:
-                        out[pos] = [(int(ids[j]), float(sims[q, j]), float(lex[q, j]), None, None) for j in js]
+                    if prose is None or code_side is None:
+                        out[pos] = [Plain(int(ids[j]), float(sims[q, j]), float(lex[q, j])) for j in js]
                     else:
-                        out[pos] = self._with_literals(js, ids, code, sims[q], lex[q], prose[q], lits[pos], k)
+                        out[pos] = self._with_literals(js, ids, code, sims[q], lex[q], prose[q], code_side, pos, k)
         return out
 
     def _with_literals(self, js: list[int], ids: np.ndarray, code: np.ndarray, sims: np.ndarray, lex: np.ndarray,
-                       prose: np.ndarray, lits: frozenset[int], k: int) -> list[Plain]:
-        """The ``k`` best of candidates ``js`` once code candidates add their literals' overlap."""
+                       prose: np.ndarray, views: CodeViews, pos: int, k: int) -> list[Plain]:
+        """The ``k`` best of candidates ``js`` once code candidates add their literals' and shapes' overlap."""
         cand = []
         for j in js:
             e = int(ids[j])
-            p, lit = (float(prose[j]), _jaccard(lits, self.literals[e])) if code[j] else (None, None)
-            cand.append((float(sims[j]) + LITERAL_WEIGHT * (lit or 0.0), e, float(lex[j]), p, lit))
+            if not code[j]:
+                cand.append(Plain(e, float(sims[j]), float(lex[j])))
+                continue
+            lit = _jaccard(views.literals[pos], self.literals[e])
+            cand.append(Plain(e, float(sims[j]) + LITERAL_WEIGHT * lit, float(lex[j]), float(prose[j]), lit,
+                              shape_overlap(views.shapes[pos], self.shapes[e])))
         # best first, ties in eval order: the same whatever the batch
-        return [(e, s, lx, p, lit) for s, e, lx, p, lit in sorted(cand, key=lambda c: (-c[0], c[1]))[:k]]
+        return sorted(cand, key=lambda c: (-c.score, c.eval))[:k]
 
     def _train_embeddings(self, texts: Sequence[str], cand_p: list) -> dict[int, np.ndarray]:
         """Embeddings of the train texts whose lexical evidence is close enough for an embedding to matter.
@@ -407,9 +444,9 @@ class SemanticIndex:
         """
         if self.emb is None or self.embedder is None:
             return {}
-        need = [p for p, b in enumerate(cand_p) if any(c[1] >= _RERANK_FLOOR for c in b)]
+        need = [p for p, b in enumerate(cand_p) if any(c.similarity >= _RERANK_FLOOR for c in b)]
         need = [p for p in need if not _c_like(texts[p])]  # C-like train code: characters only
-        chosen = [_embeddable(texts[p], any(self.code_kind[c[0]] > 0 for c in cand_p[p])) for p in need]
+        chosen = [_embeddable(texts[p], any(self.code_kind[c.eval] > 0 for c in cand_p[p])) for p in need]
         return dict(zip(need, self.embedder.encode(chosen))) if need else {}
 
     def _decide(self, pos: int, cand_a: list[tuple[int, float, float]], cand_p: list[Plain],
@@ -428,13 +465,13 @@ class SemanticIndex:
             score = lexical + NUMBER_WEIGHT * nums
             found.append((score - self.anchored_threshold, -e, score,
                           {"lexical": round(lexical, 4), "numbers": round(nums, 4), "embedding": None, "target_agreement": "agree"}))
-        for e, lexical_score, lexical, prose, lits in cand_p:
+        for e, similarity, lexical, prose, lits, shapes in cand_p:
             kind = int(self.code_kind[e])
             # MiniLM reads prose and Python; on C-like code it ranks worse than the characters do
             cos = self._cos(pos, e, emb) if kind != 2 else None
             if cos is None and kind == 1 and self.emb is not None:
                 kind = 2  # Python eval, C-like train text: scored on characters
-            score = self._blend(lexical_score, cos)
+            score = self._blend(similarity, cos) + SHAPE_WEIGHT * (shapes or 0.0)
             threshold = (self.threshold, self.code_threshold, self.other_code_threshold)[kind]
             if score - threshold < -self.margin:
                 continue  # never reported, whatever its numbers
@@ -445,7 +482,8 @@ class SemanticIndex:
             if agree is not None and agree < NUMBER_AGREEMENT:
                 continue
             found.append((score - threshold, -e, score, {"lexical": round(lexical, 4), "prose": _round(prose), "literals": _round(lits),
-                                                         "numbers": _round(agree), "embedding": cos, "target_agreement": "unknown"}))
+                                                         "shapes": _round(shapes), "numbers": _round(agree), "embedding": cos,
+                                                         "target_agreement": "unknown"}))
         if not found:
             return None
         over, neg_e, score, detail = max(found, key=lambda f: (f[0], f[1]))
@@ -471,6 +509,7 @@ class SemanticIndex:
                       + (", averaged with an embedding cosine" if self.embedder else ""),
             "code_prose_weight": PROSE_WEIGHT,
             "code_literal_weight": LITERAL_WEIGHT,
+            "code_shape_weight": SHAPE_WEIGHT,
             "prose_number_agreement": NUMBER_AGREEMENT,
             "anchored_lexical_floor": ANCHORED_LEXICAL_FLOOR,
             "threshold": self.threshold,
@@ -510,7 +549,9 @@ class SemanticIndex:
                   "tf_prose_data": self.tf_prose.data, "tf_prose_indices": self.tf_prose.indices.astype(np.int32),
                   "tf_prose_indptr": self.tf_prose.indptr.astype(np.int64),
                   "lit_size": np.array([len(n) for n in self.literals], dtype=np.int64),
-                  "lit_h": np.array([h for n in self.literals for h in sorted(n)], dtype=np.uint64)}
+                  "lit_h": np.array([h for n in self.literals for h in sorted(n)], dtype=np.uint64),
+                  "shape_size": np.array([len(n) for n in self.shapes], dtype=np.int64),
+                  "shape_h": np.array([h for n in self.shapes for h in n], dtype=np.uint64)}
         if self.emb is not None:
             arrays["emb"] = self.emb
         meta = {"E": self.E, "primed": self.primed, "embedder": self.embedder.name if self.embedder else None}
@@ -529,6 +570,7 @@ class SemanticIndex:
         self.df_train = a["df_train_idx"], a["df_train_cnt"]
         self.numbers = _sets(a["num_size"], a["num_h"])
         self.literals = _sets(a["lit_size"], a["lit_h"])
+        self.shapes = _runs(a["shape_size"], a["shape_h"])
         self.emb = a.get("emb")
         self.saved_without_embeddings = self.emb is None
         self.embedder = _embedder(self.embedder_spec) if self.emb is not None else None
@@ -548,6 +590,7 @@ class SemanticIndex:
         new.code_kind = np.concatenate([p.code_kind for p in parts])
         new.numbers = [n for p in parts for n in p.numbers]
         new.literals = [n for p in parts for n in p.literals]
+        new.shapes = [n for p in parts for n in p.shapes]
         new.df_eval = _doc_freq(new.tf)
         embs = [p.emb for p in parts if p.emb is not None]
         new.emb = np.concatenate(embs) if len(embs) == len(parts) else None
@@ -556,9 +599,14 @@ class SemanticIndex:
 
 
 def _sets(sizes: np.ndarray, hashes: np.ndarray) -> list[frozenset[int]]:
+    return [frozenset(r) for r in _runs(sizes, hashes)]
+
+
+def _runs(sizes: np.ndarray, hashes: np.ndarray) -> list[tuple[int, ...]]:
+    """``hashes`` cut in consecutive runs of ``sizes``."""
     ends = np.cumsum(sizes).tolist()
     h = hashes.tolist()
-    return [frozenset(h[s:e]) for s, e in zip([0] + ends[:-1], ends)]
+    return [tuple(h[s:e]) for s, e in zip([0] + ends[:-1], ends)]
 
 
 def _round(v: float | None) -> float | None:

@@ -161,8 +161,9 @@ def test_humaneval_python_rephrases_are_found_among_mbpp(tmp_path):
     r = scan(tmp_path, str(ev), "--embedder", "none", train=train)
     pairs = {(f["eval_id"], f["train_id"]) for f in r["findings"]}
     right = {p for p in pairs if p[1].startswith("reph-") and p[0] == f"HumanEval/{p[1][5:]}"}
-    # measured: 120 of the 147 rephrases, 18 findings naming another task or an MBPP program (before: 110 and 49)
-    assert len(right) >= 117 and len(pairs - right) <= 22, (len(right), len(pairs - right))
+    # measured: 130 of the 147 rephrases, 20 findings naming another task or an MBPP program
+    # (120 and 18 before the examples' shapes counted, 110 and 49 before the literals)
+    assert len(right) >= 127 and len(pairs - right) <= 23, (len(right), len(pairs - right))
 
 
 def test_the_hashed_ngrams_are_scikit_learns_character_ngrams():

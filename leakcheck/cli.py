@@ -205,7 +205,7 @@ def _level_options(f: Any) -> Any:
                      help="Weight of false positives in choosing LSH bands/rows (default 0.02: favour recall, candidates are verified)."),
         click.option("--semantic-threshold", type=float,
                      help="Score a semantic match needs without a final answer to agree on (default 0.36; 0.46 with an embedder)."),
-        click.option("--semantic-code-threshold", type=float, help="The same for an eval record that is code (default 0.28; 0.49 with an embedder)."),
+        click.option("--semantic-code-threshold", type=float, help="The same for an eval record that is code (default 0.28; 0.51 with an embedder)."),
         click.option("--semantic-anchored-threshold", type=float,
                      help="Score a semantic match needs when both records state the same final answer (default 0.44)."),
         click.option("--embedder", metavar="PATH|none",

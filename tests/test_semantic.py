@@ -181,7 +181,7 @@ def test_with_the_extra_the_packaged_model_re_ranks_and_a_model_folder_gives_the
     assert found(r) == [("e-eggs", "t-rephrase", "pair", "semantic"), ("e-garden", "t-garden-rephrase", "pair", "semantic")]
     assert [(f["score"], f["detail"]["embedding"]) for f in r["findings"]] == [(0.7141, None), (0.7079, None)]
     assert r["parameters"]["levels"]["semantic"]["embedder"] == "all-MiniLM-L6-v2 (int8 ONNX)"
-    assert (r["parameters"]["levels"]["semantic"]["threshold"], r["parameters"]["levels"]["semantic"]["code_threshold"]) == (0.46, 0.49)
+    assert (r["parameters"]["levels"]["semantic"]["threshold"], r["parameters"]["levels"]["semantic"]["code_threshold"]) == (0.46, 0.51)
     assert not [n for n in r["notes"] if n.startswith("semantic:")]
     # without targets the embedding re-ranks: the score is the mean of both cosines (the sibling's other numbers rule it out)
     _, r = scan(tmp_path, str(EVAL), "--train-target-field", "none", name="plain")
@@ -234,7 +234,7 @@ def test_an_embedding_re_ranks_prose_and_python_but_not_other_code(monkeypatch):
     c = "int add(int a, int b) {\n    /* the sum of a and b */\n    return a + b;\n}\n"
     ev = [Record("py", 1, py), Record("c", 2, c), Record("prose", 3, "Which city is the capital of France?")]
     idx = SemanticIndex(ev, ScanConfig(levels=("semantic",)))
-    assert idx.code_kind.tolist() == [1, 2, 0] and (idx.threshold, idx.code_threshold, idx.other_code_threshold) == (0.46, 0.49, 0.28)
+    assert idx.code_kind.tolist() == [1, 2, 0] and (idx.threshold, idx.code_threshold, idx.other_code_threshold) == (0.46, 0.51, 0.28)
     train = [Record("t-py", 0, 'def plus(x, y):\n    """Return the sum of x and y."""\n    return x + y\n'),
              Record("t-c", 1, "int plus(int x, int y) {\n    /* the sum of x and y */\n    return x + y;\n}\n"),
              Record("t-prose", 2, "What is France's capital city?")]

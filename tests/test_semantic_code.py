@@ -11,10 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from leakcheck.cli import main
+from leakcheck.config import ScanConfig, SemanticConfig
 from leakcheck.detect import embed, semantic
 from leakcheck.detect.codeprose import prose_of
 from leakcheck.detect.semantic import literal_keys
-from leakcheck.detect.shapes import example_shapes, shape_overlap
+from leakcheck.records import Record
+from leakcheck.detect.shapes import example_sequence, example_shapes, shape_overlap
 
 from .conftest import REPO, SHARED_DATA, write_jsonl
 
@@ -28,10 +30,10 @@ def no_extra(monkeypatch):
     monkeypatch.setattr(embed, "packaged", lambda: None)
 
 
-def scan(tmp_path: Path, *args: str, train: Path = TRAIN, name: str = "r", rc: int = 1) -> dict:
+def scan(tmp_path: Path, *args: str, train: Path = TRAIN, name: str = "r", rc: int | None = 1) -> dict:
     out = tmp_path / f"{name}.json"
     res = CliRunner().invoke(main, ["scan", str(train), *args, "--levels", "semantic", "--json", str(out)])
-    assert res.exit_code == rc, res.output
+    assert rc is None or res.exit_code == rc, res.output
     return json.loads(out.read_text())
 
 
@@ -43,13 +45,14 @@ def test_a_rephrased_function_with_renamed_identifiers_is_found_and_one_with_the
     assert [(f["eval_id"], f["train_id"], f["kind"], f["level"]) for f in r["findings"]] == [("Fx/1", "t-rephrase", "prompt", "semantic")]
     f = r["findings"][0]
     d = f["detail"]
-    assert (d["lexical"], d["prose"], d["literals"], d["shapes"], d["embedding"], d["target_agreement"]) == (
-        0.4442, 0.4876, 1.0, 1.0, None, "unknown")
+    assert (d["lexical"], d["prose"], d["literals"], d["shapes"], d["sequence"], d["embedding"], d["target_agreement"]) == (
+        0.4442, 0.4876, 1.0, 1.0, True, None, "unknown")
     # code against code: the mean of the whole-text and prose cosines, plus 0.15 x the literals' Jaccard,
-    # plus 0.1 x the overlap of the examples' shapes ([I,I,I,I,I] twice on both sides)
-    assert f["score"] == round((0.4442 + 0.4876) / 2 + 0.15 * 1.0 + 0.1 * 1.0, 4)
+    # plus 0.1 x the overlap of the examples' shapes ([I,I,I,I,I] twice on both sides), plus 0.1 for the same examples
+    assert f["score"] == round((0.4442 + 0.4876) / 2 + 0.15 * 1.0 + 0.1 * 1.0 + 0.1, 4)
     p = r["parameters"]["levels"]["semantic"]
-    assert (p["code_threshold"], p["code_prose_weight"], p["code_literal_weight"], p["code_shape_weight"]) == (0.28, 0.5, 0.15, 0.1)
+    assert (p["code_threshold"], p["code_prose_weight"], p["code_literal_weight"], p["code_shape_weight"], p["code_sequence_weight"]) == (
+        0.28, 0.5, 0.15, 0.1, 0.1)
     assert not [m for m in r["near_misses"] if m["train_id"] == "t-same-shape"]
 
 
@@ -72,7 +75,9 @@ REPHRASE_NEW_VALUES = '''def how_many_under(sample: list, cutoff: float) -> int:
 
 def test_a_rephrase_with_new_values_is_found_by_their_shapes_and_one_with_other_shapes_is_not(tmp_path, monkeypatch):
     """t-new-values rephrases Fx/0 (count_below) with every value changed but three floats in its
-    first example, as the eval item has; t-two-values is the same text with a two-float example."""
+    first example, as the eval item has; t-two-values is the same text with a two-float example. The
+    sequence of examples is left out (it would find t-new-values too): this is the shapes' test."""
+    monkeypatch.setattr(semantic, "SEQUENCE_WEIGHT", 0.0)
     chat = lambda i, code: {"id": i, "messages": [{"role": "user", "content": "Write the following Python function."},  # noqa: E731
                                                   {"role": "assistant", "content": code}]}
     rows = [json.loads(line) for line in TRAIN.read_text().splitlines()]
@@ -88,6 +93,77 @@ def test_a_rephrase_with_new_values_is_found_by_their_shapes_and_one_with_other_
     r = scan(tmp_path, str(EVAL), train=train, name="no-shapes")
     assert [f["train_id"] for f in r["findings"]] == ["t-rephrase"]
     assert [(m["train_id"], m["score"]) for m in r["near_misses"]] == [("t-new-values", round(got["t-new-values"][2] - 0.1, 4))]
+
+
+MODP = '''def modp(n: int, p: int):
+    """Return 2^n modulo p (be aware of numerics).
+    >>> modp(3, 5)
+    3
+    >>> modp(1101, 101)
+    2
+    >>> modp(0, 101)
+    1
+    >>> modp(3, 11)
+    8
+    """
+'''
+MODP_REPHRASE = '''def power_of_two_mod(num: int, divisor: int):
+    """Give back 2^num modulo divisor (careful with numerics).
+    >>> power_of_two_mod(4, 6)
+    4
+    >>> power_of_two_mod(1102, 102)
+    4
+    >>> power_of_two_mod(0, 102)
+    1
+    >>> power_of_two_mod(4, 12)
+    4
+    """
+    result = 1
+    count = 0
+    while count < num:
+        result = (result * 2) % divisor
+        count += 1
+    return result
+'''
+
+
+def test_a_rephrase_with_new_values_and_no_list_is_found_by_its_sequence_of_examples(tmp_path, monkeypatch):
+    """Every name, word and value of modp is rephrased; its four calls of two ints giving an int are kept.
+    The same text with three examples writes another sequence; an eval set where two records write
+    the same sequence gives it to neither."""
+    ev = write_jsonl(tmp_path / "eval.jsonl", [{"task_id": "M/0", "prompt": MODP, "canonical_solution": "    return pow(2, n, p)\n"},
+                                               {"task_id": "M/1", "prompt": "def add(a: int, b: int):\n    \"\"\"Add.\"\"\"\n",
+                                                "canonical_solution": "    return a + b\n"}])
+    three = MODP_REPHRASE.replace("    >>> power_of_two_mod(4, 12)\n    4\n", "")
+    train = write_jsonl(tmp_path / "train.jsonl", [{"id": "t-four", "text": MODP_REPHRASE}, {"id": "t-three", "text": three}])
+    r = scan(tmp_path, str(ev), train=train)
+    got = {f["train_id"]: (f["eval_id"], f["detail"]["sequence"], f["score"]) for f in r["findings"]}
+    assert list(got) == ["t-four"] and got["t-four"][:2] == ("M/0", True)
+    assert example_sequence(prose_of(three)) not in (0, example_sequence(prose_of(MODP)))  # t-three: another sequence, not found
+    # the sequence decides it: without its term the rephrase is under the code threshold
+    monkeypatch.setattr(semantic, "SEQUENCE_WEIGHT", 0.0)
+    r0 = scan(tmp_path, str(ev), train=train, name="no-seq", rc=0)
+    assert r0["findings"] == [] and got["t-four"][2] - 0.1 < r0["parameters"]["levels"]["semantic"]["code_threshold"]
+    monkeypatch.undo()
+    monkeypatch.setattr(embed, "packaged", lambda: None)
+    # a sequence two eval records write tells neither apart
+    twin = write_jsonl(tmp_path / "twin.jsonl", [{"task_id": "M/0", "prompt": MODP, "canonical_solution": "    return pow(2, n, p)\n"},
+                                                 {"task_id": "M/2", "prompt": MODP.replace("modp", "other").replace("Return 2^n modulo p", "Give 2^n mod p"),
+                                                  "canonical_solution": "    return n % p\n"}])
+    r2 = scan(tmp_path, str(twin), train=train, name="twin", rc=0)
+    assert r2["findings"] == [] and {m["detail"]["sequence"] for m in r2["near_misses"]} == {None}
+    cfg = ScanConfig(levels=("semantic",), semantic=SemanticConfig(embedder="none"))
+    keys = lambda prompts: semantic.SemanticIndex([Record(f"e{i}", i, p) for i, p in enumerate(prompts)], cfg).unique_sequences.tolist()  # noqa: E731
+    assert keys([MODP, MODP.replace("modp", "other")]) == [0, 0] and keys([MODP, "def add(a, b):\n    return a + b\n"])[0] != 0
+
+
+def test_example_sequences_keep_calls_kinds_and_booleans_in_order():
+    key = lambda p: example_sequence(p)  # noqa: E731
+    base = "f('ab', 'c')\nTrue\nf('x', 'yz')\nFalse\nf('', 'q')\nFalse"
+    assert key(base) == key(base.replace("'ab'", "'zzz'").replace("f(", "g(")) != 0
+    assert key(base) != key(base.replace("True", "False", 1))  # a result that is True stays True
+    assert key(base) != key(base.replace("'c'", "3"))  # kinds count
+    assert key("f(1, 2) == 3") == 0  # too few literals to be a key
 
 
 def test_example_shapes_read_lists_and_c_arrays_of_literals_and_nothing_else():

@@ -21,8 +21,9 @@ sample), and each train record is matched to its best eval record:
   (a rephrased program renames its identifiers and restructures its body, but keeps its
   description and many of its examples' values; a program for a similar task shares
   boilerplate and neither), plus ``SHAPE_WEIGHT`` times the overlap of the shapes of their
-  example values (:mod:`.shapes`: a rephrase that changes the values keeps the lengths and
-  kinds its tests need).
+  example values and ``SEQUENCE_WEIGHT`` when the train text writes the same sequence of
+  examples (calls, kinds, booleans, in order) as that eval record and no other (:mod:`.shapes`:
+  a rephrase that changes the values keeps the lengths, kinds and order its tests need).
 
 An optional embedding model (``leakcheck[semantic]``) re-ranks the unanchored candidates:
 the score is then the mean of the lexical score and the cosine of sentence embeddings of the
@@ -58,7 +59,7 @@ from ..records import Record
 from .agree import _code_of
 from .base import Match
 from .codeprose import prose_of
-from .shapes import example_shapes, shape_overlap
+from .shapes import example_sequence, example_shapes, shape_overlap
 
 N_BITS = 20
 N_FEATURES = 1 << N_BITS
@@ -66,7 +67,7 @@ N_FEATURES = 1 << N_BITS
 LEXICAL = (0.36, 0.28)
 #: The same for the mean of lexical score and embedding cosine, chosen with ``--tune --embedder``
 #: (tune half of MMLU abstract algebra and HumanEval Python/C, mixed protocol).
-BLENDED = (0.46, 0.49)
+BLENDED = (0.46, 0.51)
 #: Weight of the prompts' number overlap in an anchored score (chosen on GSM8K's tune half).
 NUMBER_WEIGHT = 0.3
 #: An anchored candidate needs at least this whole-text cosine: the same final answer and a
@@ -86,6 +87,10 @@ LITERAL_WEIGHT = 0.15
 #: Weight of the overlap of the examples' shapes (:mod:`.shapes`) when code is compared with code, added
 #: after the mean with an embedding (HumanEval Python and C, 0.05-0.3 tried: 0.1 is best with and without one).
 SHAPE_WEIGHT = 0.1
+#: Added when a train text writes the same sequence of examples (:func:`.shapes.example_sequence`) as one
+#: eval record and no other, after the mean with an embedding (HumanEval Python: 0.05-0.15 tie on the tune
+#: half, 0.2 and up lift a rephrase to another task's record).
+SEQUENCE_WEIGHT = 0.1
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?|'[^'\n]{0,40}'|\"[^\"\n]{0,40}\"")
 #: Candidates per train record whose literals are compared (the best by cosine).
 _LITERAL_K = 10
@@ -209,14 +214,16 @@ class CodeViews(NamedTuple):
     prose: Any
     literals: list[frozenset[int]]
     shapes: list[tuple[int, ...]]
+    sequences: list[int]
 
 
 class Plain(NamedTuple):
     """A candidate of a train record without a final answer in common.
 
     ``similarity`` is the lexical score (for code: the mean of the whole-text and prose
-    cosines plus the literals' term); ``score`` adds the shapes' term, which an embedding
-    does not average away.
+    cosines plus the literals' term); ``score`` adds the terms of the examples' shapes and of
+    their sequence (``sequence``: None when a side has no key), which an embedding does not
+    average away.
     """
 
     eval: int
@@ -225,10 +232,16 @@ class Plain(NamedTuple):
     prose: float | None = None
     literals: float | None = None
     shapes: float | None = None
+    sequence: bool | None = None
 
     @property
     def score(self) -> float:
-        return self.similarity + SHAPE_WEIGHT * (self.shapes or 0.0)
+        return self.similarity + self.examples
+
+    @property
+    def examples(self) -> float:
+        """The share of the score the examples' shapes and sequence add."""
+        return SHAPE_WEIGHT * (self.shapes or 0.0) + SEQUENCE_WEIGHT * bool(self.sequence)
 
 
 def _kind(code: tuple[str, int, int] | None) -> str | None:
@@ -284,6 +297,8 @@ class SemanticIndex:
             self.code_kind = np.array([_CODE_KINDS[_kind(_code_of(record_text(r, 0)))] for r in evals], dtype=np.uint8)
             self.literals = [literal_keys(record_text(r, 0)) if kind else frozenset() for r, kind in zip(evals, self.code_kind.tolist())]
             self.shapes = [example_shapes(record_text(r, 0)) if kind else () for r, kind in zip(evals, self.code_kind.tolist())]
+            self.sequences = np.array([example_sequence(prose_of(record_text(r, 0))) if kind else 0
+                                       for r, kind in zip(evals, self.code_kind.tolist())], dtype=np.uint64)
             self.tf_prose = term_counts([prose_of(record_text(r, 0)) if kind else "" for r, kind in zip(evals, self.code_kind.tolist())])
             self.df_eval = _doc_freq(self.tf)
             self.df_train = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -312,6 +327,9 @@ class SemanticIndex:
         self.eval_t = self.eval_vecs.T.tocsr()
         self.prose_t = _normalise(self.tf_prose.multiply(self.idf[None, :]).tocsr()).T.tocsr()
         self.has_code = bool((self.code_kind > 0).any())
+        # a sequence two eval records share tells neither apart
+        keys, counts = np.unique(self.sequences, return_counts=True)
+        self.unique_sequences = np.where(np.isin(self.sequences, keys[counts > 1]), np.uint64(0), self.sequences)
         by_key: dict[int, list[int]] = {}
         for i, k in enumerate(self.anchors.tolist()):
             if k:
@@ -385,7 +403,9 @@ class SemanticIndex:
 
     def code_views(self, texts: Sequence[str]) -> CodeViews:
         """What train texts are compared with eval code on: prose vectors, literal keys, example shapes."""
-        return CodeViews(self.vectors([prose_of(t) for t in texts]), [literal_keys(t) for t in texts], [example_shapes(t) for t in texts])
+        prose = [prose_of(t) for t in texts]
+        return CodeViews(self.vectors(prose), [literal_keys(t) for t in texts], [example_shapes(t) for t in texts],
+                         [example_sequence(p) for p in prose])
 
     def _plain(self, x: Any, code_side: CodeViews | None, keys: np.ndarray, k: int) -> list[list[Plain]]:
         """Per train row, its ``k`` best eval records among those its final answer does not rule out.
@@ -395,7 +415,9 @@ class SemanticIndex:
         words), plus ``LITERAL_WEIGHT`` times the Jaccard of their literals (a rephrase keeps
         many of its examples' values; a program solving a similar task has others), and the
         score adds ``SHAPE_WEIGHT`` times the overlap of the examples' shapes (a rephrase that
-        changes the values keeps their shapes); otherwise the whole-text cosine alone.
+        changes the values keeps their shapes) and ``SEQUENCE_WEIGHT`` when the train text writes
+        the same sequence of examples as this eval record and no other; otherwise the whole-text
+        cosine alone.
         """
         out: list[list[Plain]] = [[] for _ in range(x.shape[0])]
         xp = code_side.prose if code_side is not None else None
@@ -431,8 +453,9 @@ class SemanticIndex:
                 cand.append(Plain(e, float(sims[j]), float(lex[j])))
                 continue
             lit = _jaccard(views.literals[pos], self.literals[e])
+            seq, theirs = views.sequences[pos], int(self.unique_sequences[e])
             cand.append(Plain(e, float(sims[j]) + LITERAL_WEIGHT * lit, float(lex[j]), float(prose[j]), lit,
-                              shape_overlap(views.shapes[pos], self.shapes[e])))
+                              shape_overlap(views.shapes[pos], self.shapes[e]), seq == theirs if seq and theirs else None))
         # best first, ties in eval order: the same whatever the batch
         return sorted(cand, key=lambda c: (-c.score, c.eval))[:k]
 
@@ -465,13 +488,14 @@ class SemanticIndex:
             score = lexical + NUMBER_WEIGHT * nums
             found.append((score - self.anchored_threshold, -e, score,
                           {"lexical": round(lexical, 4), "numbers": round(nums, 4), "embedding": None, "target_agreement": "agree"}))
-        for e, similarity, lexical, prose, lits, shapes in cand_p:
+        for c in cand_p:
+            e = c.eval
             kind = int(self.code_kind[e])
             # MiniLM reads prose and Python; on C-like code it ranks worse than the characters do
             cos = self._cos(pos, e, emb) if kind != 2 else None
             if cos is None and kind == 1 and self.emb is not None:
                 kind = 2  # Python eval, C-like train text: scored on characters
-            score = self._blend(similarity, cos) + SHAPE_WEIGHT * (shapes or 0.0)
+            score = self._blend(c.similarity, cos) + c.examples
             threshold = (self.threshold, self.code_threshold, self.other_code_threshold)[kind]
             if score - threshold < -self.margin:
                 continue  # never reported, whatever its numbers
@@ -481,9 +505,9 @@ class SemanticIndex:
                 agree = _jaccard(numbers, self.numbers[e]) if numbers else None
             if agree is not None and agree < NUMBER_AGREEMENT:
                 continue
-            found.append((score - threshold, -e, score, {"lexical": round(lexical, 4), "prose": _round(prose), "literals": _round(lits),
-                                                         "shapes": _round(shapes), "numbers": _round(agree), "embedding": cos,
-                                                         "target_agreement": "unknown"}))
+            found.append((score - threshold, -e, score, {"lexical": round(c.lexical, 4), "prose": _round(c.prose), "literals": _round(c.literals),
+                                                         "shapes": _round(c.shapes), "sequence": c.sequence, "numbers": _round(agree),
+                                                         "embedding": cos, "target_agreement": "unknown"}))
         if not found:
             return None
         over, neg_e, score, detail = max(found, key=lambda f: (f[0], f[1]))
@@ -510,6 +534,7 @@ class SemanticIndex:
             "code_prose_weight": PROSE_WEIGHT,
             "code_literal_weight": LITERAL_WEIGHT,
             "code_shape_weight": SHAPE_WEIGHT,
+            "code_sequence_weight": SEQUENCE_WEIGHT,
             "prose_number_agreement": NUMBER_AGREEMENT,
             "anchored_lexical_floor": ANCHORED_LEXICAL_FLOOR,
             "threshold": self.threshold,
@@ -551,7 +576,7 @@ class SemanticIndex:
                   "lit_size": np.array([len(n) for n in self.literals], dtype=np.int64),
                   "lit_h": np.array([h for n in self.literals for h in sorted(n)], dtype=np.uint64),
                   "shape_size": np.array([len(n) for n in self.shapes], dtype=np.int64),
-                  "shape_h": np.array([h for n in self.shapes for h in n], dtype=np.uint64)}
+                  "shape_h": np.array([h for n in self.shapes for h in n], dtype=np.uint64), "sequences": self.sequences}
         if self.emb is not None:
             arrays["emb"] = self.emb
         meta = {"E": self.E, "primed": self.primed, "embedder": self.embedder.name if self.embedder else None}
@@ -571,6 +596,7 @@ class SemanticIndex:
         self.numbers = _sets(a["num_size"], a["num_h"])
         self.literals = _sets(a["lit_size"], a["lit_h"])
         self.shapes = _runs(a["shape_size"], a["shape_h"])
+        self.sequences = a["sequences"].astype(np.uint64)
         self.emb = a.get("emb")
         self.saved_without_embeddings = self.emb is None
         self.embedder = _embedder(self.embedder_spec) if self.emb is not None else None
@@ -591,6 +617,7 @@ class SemanticIndex:
         new.numbers = [n for p in parts for n in p.numbers]
         new.literals = [n for p in parts for n in p.literals]
         new.shapes = [n for p in parts for n in p.shapes]
+        new.sequences = np.concatenate([p.sequences for p in parts])
         new.df_eval = _doc_freq(new.tf)
         embs = [p.emb for p in parts if p.emb is not None]
         new.emb = np.concatenate(embs) if len(embs) == len(parts) else None

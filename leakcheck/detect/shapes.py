@@ -1,4 +1,4 @@
-"""The shapes of a program's example values: what a rephrase keeps when it changes the values.
+"""What a rephrased program keeps for its tests when it changes its examples' values.
 
 A rephraser renames a function, rewords its docstring and changes its examples' values
 (``incr_list([1, 2, 3])`` becomes ``augment_values([4, 7, 9])``), but it keeps what its tests
@@ -13,6 +13,16 @@ written apart from the eval item has other examples, or none.
 True
 >>> shape_overlap(example_shapes("f([1, 2], 'a')"), example_shapes("g([3, 4]) or g([5, 6])"))
 0.5
+
+Examples without lists keep their form too: ``modp(3, 5) -> 3``, ``modp(1101, 101) -> 2``
+becomes ``modp_modified(4, 6) -> 4``, ``modp_modified(1102, 102) -> 4``: the same calls in
+the same order, with arguments and results of the same kinds. :func:`example_sequence` keys
+that order: every literal of the text's prose (its docstrings, comments and strings, where the
+examples are), reduced to its kind, with the calls and brackets around them. Two texts with
+the same key of :data:`MIN_SEQUENCE_LITERALS` literals or more write the same examples.
+
+>>> example_sequence("modp(3, 5)\\n3\\nmodp(1101, 101)\\n2") == example_sequence("m(4, 6)\\n4\\nm(1102, 102)\\n4") != 0
+True
 """
 
 from __future__ import annotations
@@ -27,6 +37,10 @@ _TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|-?\d+\.\d+|-?\d
 #: A container that opens on a literal: without one a text has no shape (most prose, most code).
 _HINT = re.compile(r"[\[{]\s*(?:-?\d|['\"]|True\b|False\b|true\b|false\b|None\b|NULL\b|[\[{])")
 _WORDS = {"True": "B", "False": "B", "true": "B", "false": "B", "None": "N", "NULL": "N"}
+#: In a sequence of examples a boolean keeps its value (a result that is True stays True).
+_SEQ_WORDS = {"True": "Y", "true": "Y", "False": "n", "false": "n", "None": "0", "NULL": "0"}
+#: An example sequence needs this many literals to be a key (4 and 8 measured the same on HumanEval).
+MIN_SEQUENCE_LITERALS = 6
 #: A container needs this many elements to have a shape worth comparing (``[x]`` is everywhere).
 MIN_ELEMENTS = 2
 
@@ -102,6 +116,31 @@ def _element_token(top: _Open, tok: str) -> None:
     top.current.append(kind or "X")
     if kind is None:
         top.literal = False
+
+
+def example_sequence(prose: str) -> int:
+    """Key of the order of the literals' kinds in ``prose`` (0: fewer than :data:`MIN_SEQUENCE_LITERALS`).
+
+    ``prose`` is what :func:`~.codeprose.prose_of` keeps of a program.
+
+    >>> example_sequence("f('ab', 'c') == True, f('x', 'yz') == False, f('', 'q') == False") != 0
+    True
+    >>> example_sequence("f(1, 2) == 3") == 0
+    True
+    """
+    out, n = [], 0
+    for tok in _TOKEN.findall(prose):
+        kind = _SEQ_WORDS.get(tok) or _kind(tok)
+        if kind is not None:
+            out.append(kind)
+            n += 1
+        elif tok in "[{" or tok in "]}":
+            out.append("[" if tok in "[{" else "]")
+        elif tok.endswith("("):
+            out.append("(")
+        elif tok.startswith(")"):
+            out.append(")")
+    return xxhash.xxh3_64_intdigest("".join(out).encode()) or 1 if n >= MIN_SEQUENCE_LITERALS else 0
 
 
 def shape_overlap(a: tuple[int, ...], b: tuple[int, ...]) -> float:

@@ -89,7 +89,7 @@ LITERAL_WEIGHT = 0.15
 SHAPE_WEIGHT = 0.1
 #: Added when a train text writes the same sequence of examples (:func:`.shapes.example_sequence`) as one
 #: eval record and no other, after the mean with an embedding (HumanEval Python: 0.05-0.15 tie on the tune
-#: half, 0.2 and up lift a rephrase to another task's record).
+#: half; 0.2 adds a false positive).
 SEQUENCE_WEIGHT = 0.1
 _LITERAL = re.compile(r"-?\d+(?:\.\d+)?|'[^'\n]{0,40}'|\"[^\"\n]{0,40}\"")
 #: Candidates per train record whose literals are compared (the best by cosine).
@@ -402,7 +402,7 @@ class SemanticIndex:
         return [[(e, s, n) for _, e, s, n in sorted(o, key=lambda t: (-t[0], t[1]))[:k]] for o in out]
 
     def code_views(self, texts: Sequence[str]) -> CodeViews:
-        """What train texts are compared with eval code on: prose vectors, literal keys, example shapes."""
+        """What train texts are compared with eval code on: prose vectors, literal keys, example shapes and sequences."""
         prose = [prose_of(t) for t in texts]
         return CodeViews(self.vectors(prose), [literal_keys(t) for t in texts], [example_shapes(t) for t in texts],
                          [example_sequence(p) for p in prose])
@@ -445,7 +445,7 @@ class SemanticIndex:
 
     def _with_literals(self, js: list[int], ids: np.ndarray, code: np.ndarray, sims: np.ndarray, lex: np.ndarray,
                        prose: np.ndarray, views: CodeViews, pos: int, k: int) -> list[Plain]:
-        """The ``k`` best of candidates ``js`` once code candidates add their literals' and shapes' overlap."""
+        """The ``k`` best of candidates ``js`` once code candidates add their literals', shapes' and sequence's terms."""
         cand = []
         for j in js:
             e = int(ids[j])
@@ -529,7 +529,8 @@ class SemanticIndex:
     def parameters(self) -> dict[str, Any]:
         return {
             "method": "character 2-5-gram TF-IDF cosine of the records (against code: averaged with the cosine of their prose, "
-                      "plus the literals' overlap), anchored on equal final answers"
+                      "plus the overlap of their literals and of their examples' shapes and an equal sequence of examples), "
+                      "anchored on equal final answers"
                       + (", averaged with an embedding cosine" if self.embedder else ""),
             "code_prose_weight": PROSE_WEIGHT,
             "code_literal_weight": LITERAL_WEIGHT,

@@ -19,7 +19,8 @@ becomes ``modp_modified(4, 6) -> 4``, ``modp_modified(1102, 102) -> 4``: the sam
 the same order, with arguments and results of the same kinds. :func:`example_sequence` keys
 that order: every literal of the text's prose (its docstrings, comments and strings, where the
 examples are), reduced to its kind, with the calls and brackets around them. Two texts with
-the same key of :data:`MIN_SEQUENCE_LITERALS` literals or more write the same examples.
+the same key of :data:`MIN_SEQUENCE_LITERALS` literals or more write examples of the same form
+in the same order (the level counts a key only when one eval record alone has it).
 
 >>> example_sequence("modp(3, 5)\\n3\\nmodp(1101, 101)\\n2") == example_sequence("m(4, 6)\\n4\\nm(1102, 102)\\n4") != 0
 True

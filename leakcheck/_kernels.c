@@ -202,6 +202,17 @@ static PyObject *find(PyObject *Py_UNUSED(self), PyObject *args) {
 
    grams.distinct_counts compiled: per text (``text_of`` sorted; None if it is not), how many
    distinct values of ``h >> 24`` it has, counted in a small open-addressing table per text. */
+/* The longest run of equal text ids in t[0..n), or -1 when t is not sorted (the caller goes another way). */
+static Py_ssize_t longest_run(const int64_t *t, Py_ssize_t n) {
+    Py_ssize_t longest = 0;
+    for (Py_ssize_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && t[j] == t[i]; j++) {}
+        if (j - i > longest) longest = j - i;
+        if (j < n && t[j] < t[i]) return -1;
+    }
+    return longest;
+}
+
 static PyObject *distinct(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer hb, tb;
     Py_ssize_t n_texts;
@@ -209,16 +220,13 @@ static PyObject *distinct(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t n = hb.len / 8;
     PyObject *out = NULL;
     uint64_t *table = NULL;
-    Py_ssize_t cap = 0, longest = 0;
+    Py_ssize_t cap = 0;
     const int64_t *t = (const int64_t *)tb.buf;
-    for (Py_ssize_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && t[j] == t[i]; j++) {}
-        if (j - i > longest) longest = j - i;
-        if (j < n && t[j] < t[i]) {  /* not sorted by text: the caller counts another way */
-            PyBuffer_Release(&hb);
-            PyBuffer_Release(&tb);
-            Py_RETURN_NONE;
-        }
+    Py_ssize_t longest = longest_run(t, n);
+    if (longest < 0) {  /* not sorted by text: the caller counts another way */
+        PyBuffer_Release(&hb);
+        PyBuffer_Release(&tb);
+        Py_RETURN_NONE;
     }
     while (cap < 2 * longest) cap = cap ? cap * 2 : 16;
     if (cap) table = PyMem_Calloc(cap, sizeof(uint64_t));
@@ -319,19 +327,16 @@ static int by_hash_then_position(const void *a, const void *b) {
 static PyObject *distinct_pairs(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer hb, tb;
     if (!PyArg_ParseTuple(args, "y*y*", &hb, &tb)) return NULL;
-    Py_ssize_t n = hb.len / 8, longest = 0;
+    Py_ssize_t n = hb.len / 8;
     const uint64_t *h = (const uint64_t *)hb.buf;
     const int64_t *t = (const int64_t *)tb.buf;
     PyObject *out = NULL, *oh = NULL, *ot = NULL, *of = NULL;
     HashAt *group = NULL;
-    for (Py_ssize_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && t[j] == t[i]; j++) {}
-        if (j - i > longest) longest = j - i;
-        if (j < n && t[j] < t[i]) {  /* not sorted by text: the caller sorts another way */
-            PyBuffer_Release(&hb);
-            PyBuffer_Release(&tb);
-            Py_RETURN_NONE;
-        }
+    Py_ssize_t longest = longest_run(t, n);
+    if (longest < 0) {  /* not sorted by text: the caller sorts another way */
+        PyBuffer_Release(&hb);
+        PyBuffer_Release(&tb);
+        Py_RETURN_NONE;
     }
     oh = PyByteArray_FromStringAndSize(NULL, n * 8);
     ot = PyByteArray_FromStringAndSize(NULL, n * 8);

@@ -8,6 +8,7 @@ import pytest
 
 import leakcheck
 from leakcheck.engine import shard_bytes
+from leakcheck.io import chat_lines
 from leakcheck.io import shards as shards_mod
 from leakcheck.io.sources import open_source
 
@@ -79,7 +80,8 @@ def test_the_tail_of_a_parallel_plan_is_cut_in_quarter_shards(tmp_path, monkeypa
     assert _shard_size(open_source(p), 1) == {}
 
 
-@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("compiled", [pytest.param(True, marks=pytest.mark.skipif(chat_lines._module() is None, reason="leakcheck._chatlines is not compiled")),
+                                      False])
 def test_a_plan_cuts_ranges_at_line_ends_and_counts_the_lines_before_them(tmp_path, monkeypatch, compiled):
     """Against the file's bytes: ranges back to back from 0 to the end, each ending just past the
     first newline at or after its size (or at the end), its line number the newlines before it;
@@ -87,10 +89,7 @@ def test_a_plan_cuts_ranges_at_line_ends_and_counts_the_lines_before_them(tmp_pa
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from leakcheck.io import chat_lines
 
-    if compiled and chat_lines._module() is None:
-        pytest.skip("leakcheck._chatlines is not compiled")
     if not compiled:
         monkeypatch.setenv("LEAKCHECK_NO_KERNEL", "1")
     path = tmp_path / "t.jsonl"
